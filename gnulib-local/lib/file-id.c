@@ -1,0 +1,650 @@
+/* Identify files by (filesystem, subvolume, inode number).
+   Copyright (C) 2026 Free Software Foundation, Inc.
+
+   This file is free software: you can redistribute it and/or modify
+   it under the terms of the GNU Lesser General Public License as
+   published by the Free Software Foundation; either version 2.1 of the
+   License, or (at your option) any later version.
+
+   This file is distributed in the hope that it will be useful,
+   but WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+   GNU Lesser General Public License for more details.
+
+   You should have received a copy of the GNU Lesser General Public License
+   along with this program.  If not, see <https://www.gnu.org/licenses/>.  */
+
+#include <config.h>
+
+#include "file-id.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "flexmember.h"
+#include "verify.h"
+
+#if defined __linux__
+# include <sys/ioctl.h>
+# include <sys/statfs.h>
+# include <sys/sysmacros.h>
+# if HAVE_LINUX_BTRFS_H
+#  include <linux/btrfs.h>
+# endif
+# include <linux/fs.h>
+# define FILE_ID_LINUX 1
+#else
+# define FILE_ID_LINUX 0
+#endif
+
+#if FILE_ID_LINUX && HAVE_STATX
+
+/* Older headers (Linux 6.1, glibc 2.36) lack what Linux 6.10 added:
+   STATX_SUBVOL, and stx_subvol at offset 0xa0 of struct statx, where
+   older struct statx definitions have padding.  */
+# ifndef STATX_SUBVOL
+#  define STATX_SUBVOL 0x00008000U
+# endif
+# if HAVE_STRUCT_STATX_STX_SUBVOL
+#  define STX_SUBVOL(stx) ((stx)->stx_subvol)
+# else
+verify (sizeof (struct statx) >= 0xa8);
+static uint64_t
+stx_subvol (struct statx const *stx)
+{
+  uint64_t v;
+  memcpy (&v, (char const *) stx + 0xa0, sizeof v);
+  return v;
+}
+#  define STX_SUBVOL(stx) stx_subvol (stx)
+# endif
+#endif
+
+#if FILE_ID_LINUX
+/* Filesystem magic numbers, as in <linux/magic.h>.  */
+enum
+{
+  BTRFS_MAGIC = 0x9123683E,
+  BCACHEFS_MAGIC = 0xca451a4e,
+  OVERLAY_MAGIC = 0x794c7630,
+  FUSE_MAGIC = 0x65735546,
+  NFS_MAGIC = 0x6969,
+  SMB_MAGIC = 0x517B,
+  CIFS_MAGIC = 0xFF534D42,
+  SMB2_MAGIC = 0xFE534D42,
+  V9FS_MAGIC = 0x01021997,
+  CEPH_MAGIC = 0x00c36400,
+  AFS_MAGIC = 0x6B414653,
+  AFS_FS_MAGIC = 0x5346414F
+};
+#endif
+
+#ifndef AT_HANDLE_FID
+# define AT_HANDLE_FID 0x200
+#endif
+#ifndef FS_IOC_GETFSUUID
+struct fsuuid2
+{
+  uint8_t len;
+  uint8_t uuid[16];
+};
+# define FS_IOC_GETFSUUID _IOR (0x15, 0, struct fsuuid2)
+#endif
+
+/* What is known of one filesystem instance (one st_dev).  */
+enum
+{
+  FS_MULTIPLEX = 1 << 0,        /* (dev, ino) is no identity there */
+  FS_PATH_HANDLES = 1 << 1,     /* file handles name paths (FUSE) */
+  FS_SUBVOL = 1 << 2,           /* SUBVOL is the dev's subvolume */
+  FS_UUID_TRIED = 1 << 3,
+  FS_HAS_UUID = 1 << 4
+};
+struct fs_info
+{
+  dev_t dev;
+  unsigned int flags;
+  uint64_t subvol;
+  unsigned char uuid[16];
+};
+
+/* A small cache: few programs meet more than a handful of filesystems and
+   subvolumes, and consecutive files nearly always share one.  */
+static struct fs_info *fs_cache;
+static size_t fs_count;
+static size_t fs_alloc;
+static size_t fs_last;
+
+static struct fs_info *
+fs_find (dev_t dev)
+{
+  if (fs_last < fs_count && fs_cache[fs_last].dev == dev)
+    return &fs_cache[fs_last];
+  for (size_t i = 0; i < fs_count; i++)
+    if (fs_cache[i].dev == dev)
+      {
+        fs_last = i;
+        return &fs_cache[i];
+      }
+  return NULL;
+}
+
+/* Add DEV to the cache.  Return the new entry, or NULL if out of memory,
+   in which case callers answer as if nothing were known.  */
+static struct fs_info *
+fs_add (dev_t dev)
+{
+  if (fs_count == fs_alloc)
+    {
+      size_t n = fs_alloc ? 2 * fs_alloc : 8;
+      struct fs_info *p = realloc (fs_cache, n * sizeof *p);
+      if (!p)
+        return NULL;
+      fs_cache = p;
+      fs_alloc = n;
+    }
+  struct fs_info *fi = &fs_cache[fs_count];
+  memset (fi, 0, sizeof *fi);
+  fi->dev = dev;
+  fs_last = fs_count++;
+  return fi;
+}
+
+#if FILE_ID_LINUX
+/* Open, for ioctls and fstatfs, the directory NAME relative to DIRFD if
+   IS_DIR, else NAME's parent; never the file itself, which may be a FIFO
+   or a device.  NAME null means DIRFD itself.  Return a descriptor of a
+   directory on the filesystem whose st_dev is DEV, or -1.  *CLOSE_IT says
+   whether the caller must close it.  */
+static int
+open_dir_of (int dirfd, char const *name, bool is_dir, dev_t dev,
+             bool *close_it)
+{
+  int fd;
+  *close_it = false;
+  if (!name)
+    {
+      if (!is_dir)
+        return -1;
+      fd = dirfd;
+    }
+  else
+    {
+      char const *open_name = name;
+      char *parent = NULL;
+      if (!is_dir)
+        {
+          char const *slash = strrchr (name, '/');
+          if (!slash)
+            open_name = ".";
+          else if (slash == name)
+            open_name = "/";
+          else
+            {
+              parent = strndup (name, slash - name);
+              if (!parent)
+                return -1;
+              open_name = parent;
+            }
+        }
+      fd = openat (dirfd, open_name,
+                   O_RDONLY | O_DIRECTORY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC
+                   | (is_dir ? O_NOFOLLOW : 0));
+      int e = errno;
+      free (parent);
+      errno = e;
+      if (fd < 0)
+        return -1;
+      *close_it = true;
+    }
+  struct stat st;
+  if (fstat (fd, &st) != 0 || st.st_dev != dev)
+    {
+      if (*close_it)
+        close (fd);
+      *close_it = false;
+      return -1;
+    }
+  return fd;
+}
+#endif
+
+/* Learn what we need of the filesystem of a file (dev DEV, a directory if
+   IS_DIR, NAME relative to DIRFD) that the kernel gave no subvolume for.
+   Return its cache entry, or NULL.  Errors leave upstream's behaviour:
+   (dev, ino) is then taken as the identity.  */
+static struct fs_info *
+fs_learn (dev_t dev, int dirfd, char const *name, bool is_dir)
+{
+  struct fs_info *fi = fs_find (dev);
+  if (fi)
+    return fi;
+  fi = fs_add (dev);
+  if (!fi)
+    return NULL;
+#if FILE_ID_LINUX
+  bool close_it;
+  int fd = open_dir_of (dirfd, name, is_dir, dev, &close_it);
+  struct statfs sf;
+  if (fd < 0 || fstatfs (fd, &sf) != 0)
+    {
+      if (close_it)
+        close (fd);
+      return fi;
+    }
+  switch ((unsigned long) sf.f_type & 0xffffffffUL)
+    {
+    case FUSE_MAGIC:
+      fi->flags |= FS_MULTIPLEX | FS_PATH_HANDLES;
+      break;
+    case NFS_MAGIC: case SMB_MAGIC: case CIFS_MAGIC: case SMB2_MAGIC:
+    case V9FS_MAGIC: case CEPH_MAGIC: case AFS_MAGIC: case AFS_FS_MAGIC:
+    case OVERLAY_MAGIC: case BCACHEFS_MAGIC:
+      fi->flags |= FS_MULTIPLEX;
+      break;
+    case BTRFS_MAGIC:
+      /* No STATX_SUBVOL: an older kernel.  Locally each btrfs subvolume
+         has its own st_dev, so (dev, ino) is exact and one lookup gives
+         the subvolume of the whole dev.  */
+# if HAVE_LINUX_BTRFS_H
+      {
+        struct btrfs_ioctl_ino_lookup_args args;
+        memset (&args, 0, sizeof args);
+        args.treeid = 0;
+        args.objectid = 256; /* BTRFS_FIRST_FREE_OBJECTID: the root dir */
+        if (ioctl (fd, BTRFS_IOC_INO_LOOKUP, &args) == 0)
+          {
+            fi->subvol = args.treeid;
+            fi->flags |= FS_SUBVOL;
+          }
+      }
+# endif
+      break;
+    default:
+      break;
+    }
+  if (close_it)
+    close (fd);
+#else
+  (void) dirfd, (void) name, (void) is_dir;
+#endif
+  return fi;
+}
+
+static void
+id_init (struct file_id *id, dev_t dev, ino_t ino, mode_t mode)
+{
+  id->ino = ino;
+  id->dev = dev;
+  id->subvol = 0;
+  id->flags = S_ISDIR (mode) ? FILE_ID_DIR : 0;
+  id->handle = NULL;
+}
+
+/* Complete *ID, for which the kernel gave no subvolume.  */
+static void
+id_complete (struct file_id *id, int dirfd, char const *name)
+{
+  struct fs_info *fi = fs_learn (id->dev, dirfd, name,
+                                 !!(id->flags & FILE_ID_DIR));
+  if (!fi || !(fi->flags & FS_MULTIPLEX))
+    {
+      id->flags |= FILE_ID_EXACT;
+      if (fi && (fi->flags & FS_SUBVOL))
+        {
+          id->subvol = fi->subvol;
+          id->flags |= FILE_ID_HAS_SUBVOL;
+        }
+    }
+  else if (fi->flags & FS_PATH_HANDLES)
+    id->flags |= FILE_ID_PATH_HANDLES;
+}
+
+void
+file_id_from_stat (struct file_id *id, struct stat const *st,
+                   int dirfd, char const *name)
+{
+  id_init (id, st->st_dev, st->st_ino, st->st_mode);
+  id_complete (id, dirfd, name);
+}
+
+#if FILE_ID_LINUX && HAVE_STATX
+
+/* Whether the kernel lacks statx (or a sandbox refuses it).  */
+static bool no_statx;
+
+int
+file_id_statx (int dirfd, char const *name, int flags, unsigned int mask,
+               struct statx *stx)
+{
+  if (no_statx)
+    {
+      errno = ENOSYS;
+      return -1;
+    }
+  int r = statx (dirfd, name, flags, mask | STATX_SUBVOL, stx);
+  if (r != 0 && errno == ENOSYS)
+    no_statx = true;
+  return r;
+}
+
+int64_t
+file_id_statx_subvol (struct statx const *stx)
+{
+  return stx->stx_mask & STATX_SUBVOL ? (int64_t) STX_SUBVOL (stx) : -1;
+}
+
+void
+file_id_from_statx (struct file_id *id, struct statx const *stx,
+                    int dirfd, char const *name)
+{
+  id_init (id, makedev (stx->stx_dev_major, stx->stx_dev_minor),
+           stx->stx_ino, stx->stx_mode);
+  if (stx->stx_mask & STATX_SUBVOL)
+    {
+      id->subvol = STX_SUBVOL (stx);
+      id->flags |= FILE_ID_HAS_SUBVOL | FILE_ID_EXACT;
+    }
+  else
+    id_complete (id, dirfd, name);
+}
+
+static void
+statx_to_stat (struct stat *st, struct statx const *stx)
+{
+  memset (st, 0, sizeof *st);
+  st->st_dev = makedev (stx->stx_dev_major, stx->stx_dev_minor);
+  st->st_ino = stx->stx_ino;
+  st->st_mode = stx->stx_mode;
+  st->st_nlink = stx->stx_nlink;
+  st->st_uid = stx->stx_uid;
+  st->st_gid = stx->stx_gid;
+  st->st_rdev = makedev (stx->stx_rdev_major, stx->stx_rdev_minor);
+  st->st_size = stx->stx_size;
+  st->st_blksize = stx->stx_blksize;
+  st->st_blocks = stx->stx_blocks;
+  st->st_atim.tv_sec = stx->stx_atime.tv_sec;
+  st->st_atim.tv_nsec = stx->stx_atime.tv_nsec;
+  st->st_mtim.tv_sec = stx->stx_mtime.tv_sec;
+  st->st_mtim.tv_nsec = stx->stx_mtime.tv_nsec;
+  st->st_ctim.tv_sec = stx->stx_ctime.tv_sec;
+  st->st_ctim.tv_nsec = stx->stx_ctime.tv_nsec;
+}
+
+int
+file_id_stat_at (int dirfd, char const *name, struct stat *st, int flags,
+                 struct file_id *id)
+{
+  struct statx stx;
+  /* fstatat never triggers an automount; neither must this.  */
+  if (file_id_statx (dirfd, name, flags | AT_NO_AUTOMOUNT,
+                     STATX_BASIC_STATS, &stx) == 0)
+    {
+      statx_to_stat (st, &stx);
+      file_id_from_statx (id, &stx, dirfd, name);
+      return 0;
+    }
+  if (errno != ENOSYS)
+    return -1;
+  if (fstatat (dirfd, name, st, flags) != 0)
+    return -1;
+  file_id_from_stat (id, st, dirfd, name);
+  return 0;
+}
+
+#else /* !(FILE_ID_LINUX && HAVE_STATX) */
+
+int
+file_id_statx (int dirfd, char const *name, int flags, unsigned int mask,
+               struct statx *stx)
+{
+  (void) dirfd, (void) name, (void) flags, (void) mask, (void) stx;
+  errno = ENOSYS;
+  return -1;
+}
+
+int64_t
+file_id_statx_subvol (struct statx const *stx)
+{
+  (void) stx;
+  return -1;
+}
+
+void
+file_id_from_statx (struct file_id *id, struct statx const *stx,
+                    int dirfd, char const *name)
+{
+  (void) id, (void) stx, (void) dirfd, (void) name;
+  abort ();
+}
+
+int
+file_id_stat_at (int dirfd, char const *name, struct stat *st, int flags,
+                 struct file_id *id)
+{
+  if (fstatat (dirfd, name, st, flags) != 0)
+    return -1;
+  file_id_from_stat (id, st, dirfd, name);
+  return 0;
+}
+
+#endif
+
+/* File handles.  */
+
+struct file_id_handle
+{
+  /* The metadata that judges files on filesystems with per-path handles.  */
+  off_t size;
+  nlink_t nlink;
+  mode_t mode;
+  struct timespec mtime;
+  struct timespec ctime;
+  int type;
+  unsigned int bytes;
+  unsigned char f_handle[FLEXIBLE_ARRAY_MEMBER];
+};
+
+#if FILE_ID_LINUX && defined MAX_HANDLE_SZ
+/* Whether the kernel refused AT_HANDLE_FID (before Linux 6.5).  */
+static bool no_handle_fid;
+#endif
+
+int
+file_id_get_handle (struct file_id *id, int dirfd, char const *name,
+                    int flags, struct stat const *st)
+{
+#if FILE_ID_LINUX && defined MAX_HANDLE_SZ
+  union
+  {
+    struct file_handle fh;
+    unsigned char buf[sizeof (struct file_handle) + MAX_HANDLE_SZ];
+  } u;
+  int mnt_id;
+  int hflags = ((flags & AT_SYMLINK_FOLLOW) ? AT_SYMLINK_FOLLOW : 0)
+               | (name ? 0 : AT_EMPTY_PATH);
+  char const *hname = name ? name : "";
+  int r = -1;
+  /* A FID is all we need (we never open by handle), and some
+     filesystems (overlayfs) give only that.  */
+  if (!no_handle_fid)
+    {
+      u.fh.handle_bytes = MAX_HANDLE_SZ;
+      r = name_to_handle_at (dirfd, hname, &u.fh, &mnt_id,
+                             hflags | AT_HANDLE_FID);
+      if (r != 0 && errno == EINVAL)
+        no_handle_fid = true;
+    }
+  if (r != 0 && no_handle_fid)
+    {
+      u.fh.handle_bytes = MAX_HANDLE_SZ;
+      r = name_to_handle_at (dirfd, hname, &u.fh, &mnt_id, hflags);
+    }
+  if (r != 0)
+    return -1;
+  struct file_id_handle *h
+    = malloc (FLEXSIZEOF (struct file_id_handle, f_handle,
+                          u.fh.handle_bytes));
+  if (!h)
+    return -1;
+  h->size = st->st_size;
+  h->nlink = st->st_nlink;
+  h->mode = st->st_mode;
+  h->mtime = st->st_mtim;
+  h->ctime = st->st_ctim;
+  h->type = u.fh.handle_type;
+  h->bytes = u.fh.handle_bytes;
+  memcpy (h->f_handle, u.fh.f_handle, u.fh.handle_bytes);
+  free (id->handle);
+  id->handle = h;
+  return 0;
+#else
+  (void) id, (void) dirfd, (void) name, (void) flags, (void) st;
+  errno = ENOTSUP;
+  return -1;
+#endif
+}
+
+void
+file_id_release (struct file_id *id)
+{
+  free (id->handle);
+  id->handle = NULL;
+}
+
+int
+file_id_copy (struct file_id *dst, struct file_id const *src)
+{
+  *dst = *src;
+  if (!src->handle)
+    return 0;
+  size_t n = FLEXSIZEOF (struct file_id_handle, f_handle, src->handle->bytes);
+  dst->handle = malloc (n);
+  if (!dst->handle)
+    return -1;
+  memcpy (dst->handle, src->handle, n);
+  return 0;
+}
+
+static bool
+timespec_eq (struct timespec a, struct timespec b)
+{
+  return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+enum file_id_answer
+file_id_compare (struct file_id const *a, struct file_id const *b)
+{
+  if (a->ino != b->ino || a->dev != b->dev
+      || ((a->flags ^ b->flags) & FILE_ID_DIR))
+    return FILE_ID_DIFFERENT;
+  if (a->flags & b->flags & FILE_ID_HAS_SUBVOL)
+    return a->subvol == b->subvol ? FILE_ID_SAME : FILE_ID_DIFFERENT;
+  if (a->flags & b->flags & FILE_ID_EXACT)
+    return FILE_ID_SAME;
+  struct file_id_handle const *ha = a->handle;
+  struct file_id_handle const *hb = b->handle;
+  if (!ha || !hb)
+    return FILE_ID_UNKNOWN;
+  if (ha->type == hb->type && ha->bytes == hb->bytes
+      && memcmp (ha->f_handle, hb->f_handle, ha->bytes) == 0)
+    return FILE_ID_SAME;
+  if (!((a->flags | b->flags) & FILE_ID_PATH_HANDLES))
+    return FILE_ID_DIFFERENT;
+  /* Per-path handles: different handles do not prove different files,
+     except for directories, which cannot be hard-linked.  Files whose
+     metadata differ are different; files that agree may be one file.  */
+  if (a->flags & FILE_ID_DIR)
+    return FILE_ID_DIFFERENT;
+  if (ha->size != hb->size || ha->nlink != hb->nlink || ha->mode != hb->mode
+      || !timespec_eq (ha->mtime, hb->mtime)
+      || !timespec_eq (ha->ctime, hb->ctime))
+    return FILE_ID_DIFFERENT;
+  return FILE_ID_UNKNOWN;
+}
+
+size_t
+file_id_hash (struct file_id const *id, size_t table_size)
+{
+  /* Like di-set and ino-map: the inode number carries nearly all the
+     entropy; the device is folded in cheaply.  */
+  uintmax_t h = id->ino ^ ((uintmax_t) id->dev * 0x9e3779b97f4a7c15u >> 7);
+  return h % table_size;
+}
+
+bool
+file_id_needs_handle (struct file_id const *id)
+{
+  return !(id->flags & (FILE_ID_EXACT | FILE_ID_HAS_SUBVOL));
+}
+
+bool
+file_id_fs_uuid (dev_t dev, int dirfd, char const *name,
+                 unsigned char uuid[16])
+{
+  struct fs_info *fi = fs_find (dev);
+  if (!fi)
+    fi = fs_add (dev);
+  if (!fi)
+    return false;
+  if (!(fi->flags & FS_UUID_TRIED))
+    {
+      fi->flags |= FS_UUID_TRIED;
+#if FILE_ID_LINUX
+      struct stat st;
+      bool is_dir = (name
+                     ? fstatat (dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0
+                     : fstat (dirfd, &st) == 0)
+                    && S_ISDIR (st.st_mode);
+      bool close_it;
+      int fd = open_dir_of (dirfd, name, is_dir, dev, &close_it);
+      if (0 <= fd)
+        {
+          static unsigned char const zero[16];
+          struct fsuuid2 u;
+          memset (&u, 0, sizeof u);
+          if (ioctl (fd, FS_IOC_GETFSUUID, &u) == 0 && u.len == 16)
+            memcpy (fi->uuid, u.uuid, 16);
+# if HAVE_LINUX_BTRFS_H
+          else
+            {
+              /* btrfs answers ENOTTY to the generic ioctl.  */
+              struct btrfs_ioctl_fs_info_args args;
+              memset (&args, 0, sizeof args);
+              if (ioctl (fd, BTRFS_IOC_FS_INFO, &args) == 0)
+                memcpy (fi->uuid, args.fsid, 16);
+            }
+# endif
+          if (memcmp (fi->uuid, zero, 16) != 0)
+            fi->flags |= FS_HAS_UUID;
+          if (close_it)
+            close (fd);
+        }
+#else
+      (void) dirfd, (void) name;
+#endif
+    }
+  if (!(fi->flags & FS_HAS_UUID))
+    return false;
+  memcpy (uuid, fi->uuid, 16);
+  return true;
+}
+
+char *
+file_id_uuid_str (unsigned char const uuid[16], char buf[FILE_ID_UUID_BUFSIZE])
+{
+  static char const hex[] = "0123456789abcdef";
+  char *p = buf;
+  for (int i = 0; i < 16; i++)
+    {
+      if (i == 4 || i == 6 || i == 8 || i == 10)
+        *p++ = '-';
+      *p++ = hex[uuid[i] >> 4];
+      *p++ = hex[uuid[i] & 0xf];
+    }
+  *p = '\0';
+  return buf;
+}

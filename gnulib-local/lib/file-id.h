@@ -1,0 +1,179 @@
+/* Identify files by (filesystem, subvolume, inode number).
+   Copyright (C) 2026 Free Software Foundation, Inc.
+
+   This file is free software: you can redistribute it and/or modify
+   it under the terms of the GNU Lesser General Public License as
+   published by the Free Software Foundation; either version 2.1 of the
+   License, or (at your option) any later version.
+
+   This file is distributed in the hope that it will be useful,
+   but WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+   GNU Lesser General Public License for more details.
+
+   You should have received a copy of the GNU Lesser General Public License
+   along with this program.  If not, see <https://www.gnu.org/licenses/>.  */
+
+/* (st_dev, st_ino) does not identify a file where one st_dev covers
+   several btrfs or bcachefs subvolumes: snapshots repeat the inode numbers
+   of their source, and an NFS client, a FUSE view or overlayfs shows one
+   st_dev for all of them.  A struct file_id adds the subvolume ID where the
+   kernel reports it (statx STATX_SUBVOL, Linux 6.10+; the btrfs ioctls on
+   older kernels) and says when (st_dev, st_ino) alone cannot decide; a file
+   handle then settles most of those cases.
+
+   The filesystem part of the key is st_dev: it names a mounted filesystem
+   instance, so two mounted filesystems that share a UUID (a copied image,
+   an LVM snapshot) stay apart.  The UUID names the filesystem across
+   mounts; file_id_fs_uuid returns it for printing.  See file-id.txt for
+   what the module promises on each filesystem and kernel.  */
+
+#ifndef FILE_ID_H
+#define FILE_ID_H
+
+#if !_GL_CONFIG_H_INCLUDED
+ #error "Please include config.h first."
+#endif
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/stat.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The answer to "are these the same file?".  Callers resolve UNKNOWN
+   according to what is at stake:
+   - guards that protect data (cp's "are the same file", copying a
+     directory into itself, rm's --preserve-root) treat UNKNOWN as SAME,
+     as the tools always did;
+   - hard-link bookkeeping (du's counting, cp's link preservation) treats
+     UNKNOWN as DIFFERENT, so that distinct files are never merged;
+   - loop detection treats UNKNOWN directories as different; where a view
+     gives directories no identity at all, the traversal must bound the
+     repetitions of one (dev, ino) on its path (see file-id.txt).  */
+enum file_id_answer
+{
+  FILE_ID_DIFFERENT = 0,
+  FILE_ID_SAME = 1,
+  FILE_ID_UNKNOWN = -1
+};
+
+/* Flags of a struct file_id.  */
+enum
+{
+  /* SUBVOL holds the subvolume ID (0 where the filesystem has none).  */
+  FILE_ID_HAS_SUBVOL = 1 << 0,
+  /* (dev, subvol, ino) identifies the file: equal keys are one file.  */
+  FILE_ID_EXACT = 1 << 1,
+  /* The file is a directory.  */
+  FILE_ID_DIR = 1 << 2,
+  /* The filesystem's file handles name a path, not a file (FUSE).  */
+  FILE_ID_PATH_HANDLES = 1 << 3
+};
+
+struct file_id_handle;
+
+struct file_id
+{
+  ino_t ino;
+  dev_t dev;
+  uint64_t subvol;
+  unsigned int flags;
+  /* NULL, or a handle from file_id_get_handle, owned by this key.  */
+  struct file_id_handle *handle;
+};
+
+/* Like fstatat (DIRFD, NAME, ST, FLAGS), and also fill *ID.  It costs one
+   statx call, which asks for the subvolume too; a file on a filesystem or
+   subvolume not met before costs one statfs more, and on btrfs under a
+   kernel without STATX_SUBVOL one ioctl on NAME if it is a directory, or
+   else on DIRFD.  Nothing but a directory is ever opened.  Return 0, or -1
+   with errno set.  */
+extern int file_id_stat_at (int dirfd, char const *name, struct stat *st,
+                            int flags, struct file_id *id)
+  _GL_ATTRIBUTE_NONNULL ((2, 3, 5));
+
+/* Like statx (DIRFD, NAME, FLAGS, MASK, STX), but also ask for the
+   subvolume, at no extra cost.  Return 0, or -1 with errno set (ENOSYS
+   where the kernel has no statx).  */
+struct statx;
+extern int file_id_statx (int dirfd, char const *name, int flags,
+                          unsigned int mask, struct statx *stx)
+  _GL_ATTRIBUTE_NONNULL ((2, 5));
+
+/* Fill *ID for the file that ST or STX (from file_id_statx) describes,
+   found as NAME relative to DIRFD, for the rare lookups described at
+   file_id_stat_at.  DIRFD may be AT_FDCWD; with NAME null, DIRFD is an
+   open descriptor of the file itself, which must be a directory if the
+   file is one.  */
+extern void file_id_from_stat (struct file_id *id, struct stat const *st,
+                               int dirfd, char const *name)
+  _GL_ATTRIBUTE_NONNULL ((1, 2));
+extern void file_id_from_statx (struct file_id *id, struct statx const *stx,
+                                int dirfd, char const *name)
+  _GL_ATTRIBUTE_NONNULL ((1, 2));
+
+/* The subvolume ID that STX reports, or -1 if it reports none.  */
+extern int64_t file_id_statx_subvol (struct statx const *stx)
+  _GL_ATTRIBUTE_NONNULL ((1)) _GL_ATTRIBUTE_PURE;
+
+/* Whether A and B are the same file.  */
+extern enum file_id_answer file_id_compare (struct file_id const *a,
+                                            struct file_id const *b)
+  _GL_ATTRIBUTE_NONNULL ((1, 2)) _GL_ATTRIBUTE_PURE;
+
+/* A hash of ID for a table of TABLE_SIZE buckets.  Keys that might be the
+   same file (equal dev and ino) hash alike, so that a lookup meets every
+   candidate; compare them with file_id_compare.  */
+extern size_t file_id_hash (struct file_id const *id, size_t table_size)
+  _GL_ATTRIBUTE_NONNULL ((1)) _GL_ATTRIBUTE_PURE;
+
+/* Whether ID needs a handle to be told apart from a key with its dev and
+   ino: true where the kernel gives no subvolume and the filesystem is
+   known to show several inode namespaces under one st_dev (NFS, FUSE,
+   other network filesystems, overlayfs and btrfs without STATX_SUBVOL).  */
+extern bool file_id_needs_handle (struct file_id const *id)
+  _GL_ATTRIBUTE_NONNULL ((1)) _GL_ATTRIBUTE_PURE;
+
+/* Attach to ID a file handle of NAME relative to DIRFD (NAME null: DIRFD
+   itself), with the metadata of ST that judges files on filesystems with
+   per-path handles.  One name_to_handle_at call; the file is not opened and
+   a symbolic link is followed only with AT_SYMLINK_FOLLOW in FLAGS.
+   Return 0, or -1 with errno set; *ID is then unchanged.  */
+extern int file_id_get_handle (struct file_id *id, int dirfd,
+                               char const *name, int flags,
+                               struct stat const *st)
+  _GL_ATTRIBUTE_NONNULL ((1, 5));
+
+/* Free what ID owns (its handle).  */
+extern void file_id_release (struct file_id *id)
+  _GL_ATTRIBUTE_NONNULL ((1));
+
+/* Copy SRC into *DST, with a copy of its handle.  Return 0, or -1 if out
+   of memory (*DST then has no handle).  */
+extern int file_id_copy (struct file_id *dst, struct file_id const *src)
+  _GL_ATTRIBUTE_NONNULL ((1, 2));
+
+/* Store in UUID the UUID of the filesystem that holds the file NAME
+   relative to DIRFD, whose st_dev is DEV.  Cached per DEV.  Return true,
+   or false if the filesystem has no UUID (or an all-zero one) or it cannot
+   be known.  Never opens anything but a directory.  */
+extern bool file_id_fs_uuid (dev_t dev, int dirfd, char const *name,
+                             unsigned char uuid[16])
+  _GL_ATTRIBUTE_NONNULL ((4));
+
+/* Format UUID in canonical form into BUF; return BUF.  */
+enum { FILE_ID_UUID_BUFSIZE = 37 };
+extern char *file_id_uuid_str (unsigned char const uuid[16],
+                               char buf[FILE_ID_UUID_BUFSIZE])
+  _GL_ATTRIBUTE_NONNULL ((1, 2)) _GL_ATTRIBUTE_RETURNS_NONNULL;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FILE_ID_H */

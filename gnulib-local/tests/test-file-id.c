@@ -1,0 +1,270 @@
+/* Test of file identities.
+   Copyright (C) 2026 Free Software Foundation, Inc.
+
+   This program is free software: you can redistribute it and/or modify
+   it under the terms of the GNU General Public License as published by
+   the Free Software Foundation, either version 3 of the License, or
+   (at your option) any later version.
+
+   This program is distributed in the hope that it will be useful,
+   but WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+   GNU General Public License for more details.
+
+   You should have received a copy of the GNU General Public License
+   along with this program.  If not, see <https://www.gnu.org/licenses/>.  */
+
+/* Without arguments, check the module on the filesystem of the current
+   directory (make check).  With arguments, act as a probe for the test
+   suite's real filesystems:
+     test-file-id show FILE...     print "SUBVOL FLAGS UUID FILE" lines
+     test-file-id compare A B      print same, different or unknown,
+                                   comparing with handles where needed
+   SUBVOL is "-" where unknown, UUID "?" where there is none.  */
+
+#include <config.h>
+
+#include "file-id.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "macros.h"
+
+static char const *
+answer_name (enum file_id_answer a)
+{
+  return (a == FILE_ID_SAME ? "same"
+          : a == FILE_ID_DIFFERENT ? "different" : "unknown");
+}
+
+static int
+get (char const *name, struct file_id *id, struct stat *st)
+{
+  if (file_id_stat_at (AT_FDCWD, name, st, AT_SYMLINK_NOFOLLOW, id) != 0)
+    {
+      fprintf (stderr, "test-file-id: %s: %s\n", name, strerror (errno));
+      return -1;
+    }
+  return 0;
+}
+
+static int
+show (int argc, char **argv)
+{
+  int status = 0;
+  for (int i = 0; i < argc; i++)
+    {
+      struct file_id id;
+      struct stat st;
+      unsigned char uuid[16];
+      char buf[FILE_ID_UUID_BUFSIZE];
+      if (get (argv[i], &id, &st) != 0)
+        {
+          status = 1;
+          continue;
+        }
+      if (id.flags & FILE_ID_HAS_SUBVOL)
+        printf ("%llu", (unsigned long long) id.subvol);
+      else
+        printf ("-");
+      printf (" %s%s%s",
+              id.flags & FILE_ID_EXACT ? "exact" : "inexact",
+              id.flags & FILE_ID_DIR ? ",dir" : "",
+              id.flags & FILE_ID_PATH_HANDLES ? ",path-handles" : "");
+      printf (" %s %s\n",
+              (file_id_fs_uuid (id.dev, AT_FDCWD, argv[i], uuid)
+               ? file_id_uuid_str (uuid, buf) : "?"),
+              argv[i]);
+    }
+  return status;
+}
+
+static int
+compare (char const *a, char const *b)
+{
+  struct file_id ia, ib;
+  struct stat sa, sb;
+  if (get (a, &ia, &sa) != 0 || get (b, &ib, &sb) != 0)
+    return 1;
+  enum file_id_answer r = file_id_compare (&ia, &ib);
+  if (r == FILE_ID_UNKNOWN)
+    {
+      /* As a caller recording the file would: take handles.  */
+      if (file_id_get_handle (&ia, AT_FDCWD, a, 0, &sa) == 0
+          && file_id_get_handle (&ib, AT_FDCWD, b, 0, &sb) == 0)
+        r = file_id_compare (&ia, &ib);
+    }
+  printf ("%s\n", answer_name (r));
+  file_id_release (&ia);
+  file_id_release (&ib);
+  return 0;
+}
+
+/* The checks make check runs, in a scratch directory.  */
+static void
+self_test (void)
+{
+  char dir[] = "test-file-id.tmpXXXXXX";
+  ASSERT (mkdtemp (dir));
+  ASSERT (chdir (dir) == 0);
+  FILE *f = fopen ("a", "w");
+  ASSERT (f && fputs ("a\n", f) >= 0 && fclose (f) == 0);
+  f = fopen ("b", "w");
+  ASSERT (f && fputs ("bb\n", f) >= 0 && fclose (f) == 0);
+  ASSERT (link ("a", "a-link") == 0);
+  ASSERT (mkdir ("d", 0700) == 0);
+  ASSERT (symlink ("a", "s") == 0);
+  bool have_fifo = mkfifo ("p", 0600) == 0;
+
+  struct file_id a, a2, al, b, d, s, sf;
+  struct stat st, st2;
+
+  /* One file, its hard link, another file, a directory.  */
+  ASSERT (file_id_stat_at (AT_FDCWD, "a", &st, 0, &a) == 0);
+  ASSERT (file_id_stat_at (AT_FDCWD, "a", &st2, 0, &a2) == 0);
+  ASSERT (st.st_ino == a.ino && st.st_dev == a.dev);
+  ASSERT (st.st_size == 2 && S_ISREG (st.st_mode) && st.st_nlink == 2);
+  ASSERT (file_id_compare (&a, &a2) != FILE_ID_DIFFERENT);
+  ASSERT (file_id_stat_at (AT_FDCWD, "a-link", &st2, 0, &al) == 0);
+  ASSERT (file_id_compare (&a, &al) != FILE_ID_DIFFERENT);
+  ASSERT (file_id_hash (&a, 1021) == file_id_hash (&al, 1021));
+  ASSERT (file_id_stat_at (AT_FDCWD, "b", &st2, 0, &b) == 0);
+  ASSERT (file_id_compare (&a, &b) == FILE_ID_DIFFERENT);
+  ASSERT (file_id_stat_at (AT_FDCWD, "d", &st2, 0, &d) == 0);
+  ASSERT (S_ISDIR (st2.st_mode) && (d.flags & FILE_ID_DIR));
+  ASSERT (file_id_compare (&a, &d) == FILE_ID_DIFFERENT);
+
+  /* With AT_SYMLINK_NOFOLLOW, a symlink is itself...  */
+  ASSERT (file_id_stat_at (AT_FDCWD, "s", &st2, AT_SYMLINK_NOFOLLOW, &s) == 0);
+  ASSERT (S_ISLNK (st2.st_mode));
+  ASSERT (file_id_compare (&a, &s) == FILE_ID_DIFFERENT);
+  /* ... and its target with it.  */
+  ASSERT (file_id_stat_at (AT_FDCWD, "s", &st2, 0, &sf) == 0);
+  ASSERT (file_id_compare (&a, &sf) != FILE_ID_DIFFERENT);
+
+  /* The stat fields match fstatat's.  */
+  struct stat ref;
+  ASSERT (fstatat (AT_FDCWD, "a", &ref, 0) == 0);
+  ASSERT (file_id_stat_at (AT_FDCWD, "a", &st, 0, &a2) == 0);
+  ASSERT (ref.st_dev == st.st_dev && ref.st_ino == st.st_ino
+          && ref.st_mode == st.st_mode && ref.st_nlink == st.st_nlink
+          && ref.st_uid == st.st_uid && ref.st_size == st.st_size
+          && ref.st_blocks == st.st_blocks
+          && ref.st_mtim.tv_sec == st.st_mtim.tv_sec
+          && ref.st_mtim.tv_nsec == st.st_mtim.tv_nsec
+          && ref.st_ctim.tv_nsec == st.st_ctim.tv_nsec);
+
+  /* Errors: no crash, errno as fstatat's, the key untouched.  */
+  errno = 0;
+  ASSERT (file_id_stat_at (AT_FDCWD, "missing", &st, 0, &a2) == -1);
+  ASSERT (errno == ENOENT);
+  errno = 0;
+  ASSERT (file_id_stat_at (AT_FDCWD, "a/x", &st, 0, &a2) == -1);
+  ASSERT (errno == ENOTDIR);
+  errno = 0;
+  ASSERT (file_id_stat_at (-1, "a", &st, 0, &a2) == -1);
+  ASSERT (errno == EBADF);
+
+  /* A FIFO is stated without being opened (this would block).  */
+  if (have_fifo)
+    {
+      struct file_id p;
+      unsigned char uuid[16];
+      ASSERT (file_id_stat_at (AT_FDCWD, "p", &st, 0, &p) == 0);
+      ASSERT (S_ISFIFO (st.st_mode));
+      file_id_fs_uuid (p.dev, AT_FDCWD, "p", uuid);
+    }
+
+  /* Handles settle keys that (dev, ino) cannot.  Make the keys look like
+     an NFS client's: no subvolume, not exact.  */
+  struct file_id ha, hal, hb;
+  ASSERT (file_id_stat_at (AT_FDCWD, "a", &st, 0, &ha) == 0);
+  ASSERT (file_id_stat_at (AT_FDCWD, "a-link", &st2, 0, &hal) == 0);
+  ha.flags &= ~(FILE_ID_EXACT | FILE_ID_HAS_SUBVOL);
+  hal.flags &= ~(FILE_ID_EXACT | FILE_ID_HAS_SUBVOL);
+  ASSERT (file_id_needs_handle (&ha));
+  ASSERT (file_id_compare (&ha, &hal) == FILE_ID_UNKNOWN);
+  if (file_id_get_handle (&ha, AT_FDCWD, "a", 0, &st) == 0)
+    {
+      ASSERT (file_id_get_handle (&hal, AT_FDCWD, "a-link", 0, &st2) == 0);
+      ASSERT (file_id_compare (&ha, &hal) == FILE_ID_SAME);
+      /* Another file posing as a twin of a: same dev and ino.  */
+      struct stat stb;
+      ASSERT (file_id_stat_at (AT_FDCWD, "b", &stb, 0, &hb) == 0);
+      ASSERT (file_id_get_handle (&hb, AT_FDCWD, "b", 0, &stb) == 0);
+      hb.ino = ha.ino;
+      hb.flags = ha.flags;
+      ASSERT (file_id_compare (&ha, &hb) == FILE_ID_DIFFERENT);
+      /* With per-path handles (FUSE), a different handle proves nothing
+         for non-directories: their metadata decide.  b's size differs.  */
+      ha.flags |= FILE_ID_PATH_HANDLES;
+      hb.flags |= FILE_ID_PATH_HANDLES;
+      ASSERT (file_id_compare (&ha, &hb) == FILE_ID_DIFFERENT);
+      struct file_id copy;
+      ASSERT (file_id_copy (&copy, &ha) == 0);
+      ASSERT (file_id_compare (&copy, &ha) == FILE_ID_SAME);
+      file_id_release (&copy);
+      /* Two links of one file with equal metadata: a path-handle
+         filesystem cannot tell; the module must say so.  */
+      struct file_id x, y;
+      ASSERT (file_id_copy (&x, &ha) == 0);
+      ASSERT (file_id_stat_at (AT_FDCWD, "a-link", &st2, 0, &y) == 0);
+      y.flags = x.flags;
+      ASSERT (file_id_get_handle (&y, AT_FDCWD, "b", 0, &st2) == 0);
+      ASSERT (file_id_compare (&x, &y) == FILE_ID_UNKNOWN);
+      /* Directories cannot be hard-linked: different handles differ.  */
+      x.flags |= FILE_ID_DIR;
+      y.flags |= FILE_ID_DIR;
+      ASSERT (file_id_compare (&x, &y) == FILE_ID_DIFFERENT);
+      file_id_release (&x);
+      file_id_release (&y);
+      file_id_release (&hb);
+    }
+  else
+    ASSERT (errno == EOPNOTSUPP || errno == ENOSYS || errno == ENOTSUP
+            || errno == EPERM);
+  file_id_release (&ha);
+  file_id_release (&hal);
+  /* A failed call leaves the key as it was.  */
+  ASSERT (file_id_get_handle (&ha, AT_FDCWD, "missing", 0, &st) == -1);
+  ASSERT (ha.handle == NULL);
+
+  /* The canonical UUID text.  */
+  static unsigned char const u[16] =
+    { 0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0,
+      0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef };
+  char buf[FILE_ID_UUID_BUFSIZE];
+  ASSERT (strcmp (file_id_uuid_str (u, buf),
+                  "12345678-9abc-def0-0123-456789abcdef") == 0);
+
+  unlink ("a");
+  unlink ("a-link");
+  unlink ("b");
+  unlink ("s");
+  unlink ("p");
+  rmdir ("d");
+  ASSERT (chdir ("..") == 0);
+  ASSERT (rmdir (dir) == 0);
+}
+
+int
+main (int argc, char **argv)
+{
+  if (argc > 2 && strcmp (argv[1], "show") == 0)
+    return show (argc - 2, argv + 2);
+  if (argc == 4 && strcmp (argv[1], "compare") == 0)
+    return compare (argv[2], argv[3]);
+  if (argc != 1)
+    {
+      fprintf (stderr, "usage: test-file-id [show FILE... | compare A B]\n");
+      return 2;
+    }
+  self_test ();
+  return test_exit_status;
+}
