@@ -52,7 +52,7 @@ need_fs () {
 make_image () { rm -f "$1"; truncate -s "${2}M" "$1"; }
 
 up_btrfs_layout () {
-  m=$1
+  local m=$1
   echo top > "$m/top-file"
   btrfs -q subvolume create "$m/vol" >/dev/null
   echo f > "$m/vol/f"
@@ -73,7 +73,7 @@ up_btrfs_layout () {
 }
 
 up () {
-  name=$1 w=$2
+  local name=$1 w=$2 m
   mkdir -p "$w" || fail "cannot create $w"
   m=$w/$name
   case $name in
@@ -99,7 +99,7 @@ up () {
       need_loop; need_fs btrfs; need_fs overlay; need_cmd mkfs.btrfs btrfs
       make_image "$w/overlay.img" 128
       mkfs.btrfs -q -f "$w/overlay.img" >/dev/null || fail "mkfs.btrfs failed"
-      l=$w/overlay-layers
+      local l=$w/overlay-layers
       mkdir -p "$l" "$m"
       mount -o loop "$w/overlay.img" "$l" || fail "cannot mount btrfs"
       btrfs -q subvolume create "$l/lower" >/dev/null
@@ -171,7 +171,7 @@ up () {
 
 # The same small tree on filesystems where nothing may change.
 populate_plain () {
-  m=$1
+  local m=$1
   echo f > "$m/f"
   echo x > "$m/x"
   ln "$m/x" "$m/x-link"

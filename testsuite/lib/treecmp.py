@@ -17,14 +17,23 @@ import stat
 import sys
 
 
-def walk(root):
-    """Relative path -> lstat result, for everything below ROOT."""
+def walk(root, unreadable=None):
+    """Relative path -> lstat result, for everything below ROOT.  Adds the
+    directories that cannot be read to UNREADABLE (an NFS client cannot
+    read the placeholder a btrfs snapshot holds for a nested subvolume)."""
     out = {}
     stack = [""]
     while stack:
         rel = stack.pop()
         d = os.path.join(root, rel) if rel else root
-        for name in os.listdir(d):
+        try:
+            names = os.listdir(d)
+        except OSError:
+            if unreadable is None:
+                raise
+            unreadable.add(rel)
+            continue
+        for name in names:
             r = os.path.join(rel, name) if rel else name
             st = os.lstat(os.path.join(root, r))
             out[r] = st
@@ -51,8 +60,13 @@ def main(argv):
     src, dest = args
     truths = truths or [src]
     errors = []
-    s = walk(src)
+    unreadable = set()
+    s = walk(src, unreadable)
     d = walk(dest)
+    # Below an unreadable source directory, the copy cannot hold anything.
+    for r in list(d):
+        if any(r.startswith(u + "/") for u in unreadable):
+            errors.append("in copy, below an unreadable source directory: " + r)
     for r in sorted(set(s) - set(d)):
         errors.append("missing in copy: " + r)
     for r in sorted(set(d) - set(s)):
