@@ -156,11 +156,13 @@ fs_add (dev_t dev)
 #if FILE_ID_LINUX
 /* Open, for ioctls and fstatfs, the directory NAME relative to DIRFD if
    IS_DIR, else NAME's parent; never the file itself, which may be a FIFO
-   or a device.  NAME null means DIRFD itself.  Return a descriptor of a
-   directory on the filesystem whose st_dev is DEV, or -1.  *CLOSE_IT says
-   whether the caller must close it.  */
+   or a device.  IS_DIR comes from the caller's stat, so NAME is followed
+   only if the caller followed it.  NAME null means DIRFD itself.  Return
+   a descriptor of a directory on the filesystem whose st_dev is DEV (the
+   file itself if IS_DIR: inode INO), or -1.  *CLOSE_IT says whether the
+   caller must close it.  */
 static int
-open_dir_of (int dirfd, char const *name, bool is_dir, dev_t dev,
+open_dir_of (int dirfd, char const *name, bool is_dir, dev_t dev, ino_t ino,
              bool *close_it)
 {
   int fd;
@@ -191,8 +193,7 @@ open_dir_of (int dirfd, char const *name, bool is_dir, dev_t dev,
             }
         }
       fd = openat (dirfd, open_name,
-                   O_RDONLY | O_DIRECTORY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC
-                   | (is_dir ? O_NOFOLLOW : 0));
+                   O_RDONLY | O_DIRECTORY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
       int e = errno;
       free (parent);
       errno = e;
@@ -201,7 +202,8 @@ open_dir_of (int dirfd, char const *name, bool is_dir, dev_t dev,
       *close_it = true;
     }
   struct stat st;
-  if (fstat (fd, &st) != 0 || st.st_dev != dev)
+  if (fstat (fd, &st) != 0 || st.st_dev != dev
+      || (is_dir && st.st_ino != ino))
     {
       if (*close_it)
         close (fd);
@@ -217,7 +219,7 @@ open_dir_of (int dirfd, char const *name, bool is_dir, dev_t dev,
    Return its cache entry, or NULL.  Errors leave upstream's behaviour:
    (dev, ino) is then taken as the identity.  */
 static struct fs_info *
-fs_learn (dev_t dev, int dirfd, char const *name, bool is_dir)
+fs_learn (dev_t dev, ino_t ino, int dirfd, char const *name, bool is_dir)
 {
   struct fs_info *fi = fs_find (dev);
   if (fi)
@@ -227,7 +229,7 @@ fs_learn (dev_t dev, int dirfd, char const *name, bool is_dir)
     return NULL;
 #if FILE_ID_LINUX
   bool close_it;
-  int fd = open_dir_of (dirfd, name, is_dir, dev, &close_it);
+  int fd = open_dir_of (dirfd, name, is_dir, dev, ino, &close_it);
   struct statfs sf;
   if (fd < 0 || fstatfs (fd, &sf) != 0)
     {
@@ -250,6 +252,10 @@ fs_learn (dev_t dev, int dirfd, char const *name, bool is_dir)
          has its own st_dev, so (dev, ino) is exact and one lookup gives
          the subvolume of the whole dev.  */
 # if HAVE_LINUX_BTRFS_H
+      /* Not the empty placeholder (inode 2) that a snapshot holds for a
+         nested subvolume: all placeholders share the superblock's st_dev,
+         and belong to no subvolume the kernel would name.  */
+      if (! (is_dir && ino == 2))
       {
         struct btrfs_ioctl_ino_lookup_args args;
         memset (&args, 0, sizeof args);
@@ -288,7 +294,7 @@ id_init (struct file_id *id, dev_t dev, ino_t ino, mode_t mode)
 static void
 id_complete (struct file_id *id, int dirfd, char const *name)
 {
-  struct fs_info *fi = fs_learn (id->dev, dirfd, name,
+  struct fs_info *fi = fs_learn (id->dev, id->ino, dirfd, name,
                                  !!(id->flags & FILE_ID_DIR));
   if (!fi || !(fi->flags & FS_MULTIPLEX))
     {
@@ -600,7 +606,8 @@ file_id_fs_uuid (dev_t dev, int dirfd, char const *name,
                      : fstat (dirfd, &st) == 0)
                     && S_ISDIR (st.st_mode);
       bool close_it;
-      int fd = open_dir_of (dirfd, name, is_dir, dev, &close_it);
+      int fd = open_dir_of (dirfd, name, is_dir, dev, is_dir ? st.st_ino : 0,
+                            &close_it);
       if (0 <= fd)
         {
           static unsigned char const zero[16];

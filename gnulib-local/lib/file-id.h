@@ -45,6 +45,11 @@
 extern "C" {
 #endif
 
+/* Linux 6.10's statx mask bit for stx_subvol, for older headers.  */
+#if defined __linux__ && !defined STATX_SUBVOL
+# define STATX_SUBVOL 0x00008000U
+#endif
+
 /* The answer to "are these the same file?".  Callers resolve UNKNOWN
    according to what is at stake:
    - guards that protect data (cp's "are the same file", copying a
