@@ -160,10 +160,11 @@ fs_add (dev_t dev)
    only if the caller followed it.  NAME null means DIRFD itself.  Return
    a descriptor of a directory on the filesystem whose st_dev is DEV (the
    file itself if IS_DIR: inode INO), or -1.  *CLOSE_IT says whether the
-   caller must close it.  */
+   caller must close it.  OFLAGS is O_RDONLY, or O_PATH where fstatfs is
+   all that is needed (no read permission is then needed).  */
 static int
 open_dir_of (int dirfd, char const *name, bool is_dir, dev_t dev, ino_t ino,
-             bool *close_it)
+             int oflags, bool *close_it)
 {
   int fd;
   *close_it = false;
@@ -193,7 +194,7 @@ open_dir_of (int dirfd, char const *name, bool is_dir, dev_t dev, ino_t ino,
             }
         }
       fd = openat (dirfd, open_name,
-                   O_RDONLY | O_DIRECTORY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+                   oflags | O_DIRECTORY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
       int e = errno;
       free (parent);
       errno = e;
@@ -216,8 +217,9 @@ open_dir_of (int dirfd, char const *name, bool is_dir, dev_t dev, ino_t ino,
 
 /* Learn what we need of the filesystem of a file (dev DEV, a directory if
    IS_DIR, NAME relative to DIRFD) that the kernel gave no subvolume for.
-   Return its cache entry, or NULL.  Errors leave upstream's behaviour:
-   (dev, ino) is then taken as the identity.  */
+   Return its cache entry, or NULL if out of memory.  A filesystem that
+   cannot be examined is taken as one where (dev, ino) may not identify a
+   file: its keys compare as unknown, which callers resolve safely.  */
 static struct fs_info *
 fs_learn (dev_t dev, ino_t ino, int dirfd, char const *name, bool is_dir)
 {
@@ -229,10 +231,18 @@ fs_learn (dev_t dev, ino_t ino, int dirfd, char const *name, bool is_dir)
     return NULL;
 #if FILE_ID_LINUX
   bool close_it;
-  int fd = open_dir_of (dirfd, name, is_dir, dev, ino, &close_it);
+  int fd = open_dir_of (dirfd, name, is_dir, dev, ino,
+# ifdef O_PATH
+                        O_PATH,
+# else
+                        O_RDONLY,
+# endif
+                        &close_it);
   struct statfs sf;
   if (fd < 0 || fstatfs (fd, &sf) != 0)
     {
+      /* Nothing known: not even that its handles name files.  */
+      fi->flags |= FS_MULTIPLEX | FS_PATH_HANDLES;
       if (close_it)
         close (fd);
       return fi;
@@ -257,15 +267,19 @@ fs_learn (dev_t dev, ino_t ino, int dirfd, char const *name, bool is_dir)
          and belong to no subvolume the kernel would name.  */
       if (! (is_dir && ino == 2))
       {
+        /* ioctl needs a descriptor opened for reading.  */
+        int rfd = openat (fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         struct btrfs_ioctl_ino_lookup_args args;
         memset (&args, 0, sizeof args);
         args.treeid = 0;
         args.objectid = 256; /* BTRFS_FIRST_FREE_OBJECTID: the root dir */
-        if (ioctl (fd, BTRFS_IOC_INO_LOOKUP, &args) == 0)
+        if (0 <= rfd && ioctl (rfd, BTRFS_IOC_INO_LOOKUP, &args) == 0)
           {
             fi->subvol = args.treeid;
             fi->flags |= FS_SUBVOL;
           }
+        if (0 <= rfd)
+          close (rfd);
       }
 # endif
       break;
@@ -607,7 +621,7 @@ file_id_fs_uuid (dev_t dev, int dirfd, char const *name,
                     && S_ISDIR (st.st_mode);
       bool close_it;
       int fd = open_dir_of (dirfd, name, is_dir, dev, is_dir ? st.st_ino : 0,
-                            &close_it);
+                            O_RDONLY, &close_it);
       if (0 <= fd)
         {
           static unsigned char const zero[16];
