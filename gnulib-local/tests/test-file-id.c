@@ -20,13 +20,18 @@
      test-file-id show FILE...     print "SUBVOL FLAGS UUID FILE" lines
      test-file-id compare A B      print same, different or unknown,
                                    comparing with handles where needed
+     test-file-id record DIR       record a key for every entry of DIR, as
+                                   du or cp would (with a handle where
+                                   needed), and print what that cost
    SUBVOL is "-" where unknown, UUID "?" where there is none.  */
 
 #include <config.h>
 
 #include "file-id.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <sys/resource.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,6 +108,47 @@ compare (char const *a, char const *b)
   printf ("%s\n", answer_name (r));
   file_id_release (&ia);
   file_id_release (&ib);
+  return 0;
+}
+
+static int
+record (char const *dirname)
+{
+  DIR *dir = opendir (dirname);
+  if (!dir)
+    {
+      perror (dirname);
+      return 1;
+    }
+  int dfd = dirfd (dir);
+  size_t n = 0, alloc = 0, handles = 0;
+  struct file_id *ids = NULL;
+  struct dirent *e;
+  while ((e = readdir (dir)))
+    {
+      struct stat st;
+      if (n == alloc)
+        {
+          alloc = alloc ? 2 * alloc : 1024;
+          ids = realloc (ids, alloc * sizeof *ids);
+          ASSERT (ids);
+        }
+      if (file_id_stat_at (dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW,
+                           &ids[n]) != 0)
+        continue;
+      if (file_id_needs_handle (&ids[n])
+          && file_id_get_handle (&ids[n], dfd, e->d_name, 0, &st) == 0)
+        handles++;
+      n++;
+    }
+  closedir (dir);
+  struct rusage ru;
+  getrusage (RUSAGE_SELF, &ru);
+  printf ("entries %zu handles %zu key-bytes %zu peak-rss-kib %ld\n",
+          n, handles, sizeof *ids, ru.ru_maxrss);
+  for (size_t i = 0; i < n; i++)
+    file_id_release (&ids[i]);
+  free (ids);
   return 0;
 }
 
@@ -260,9 +306,12 @@ main (int argc, char **argv)
     return show (argc - 2, argv + 2);
   if (argc == 4 && strcmp (argv[1], "compare") == 0)
     return compare (argv[2], argv[3]);
+  if (argc == 3 && strcmp (argv[1], "record") == 0)
+    return record (argv[2]);
   if (argc != 1)
     {
-      fprintf (stderr, "usage: test-file-id [show FILE... | compare A B]\n");
+      fprintf (stderr, "usage: test-file-id [show FILE... | compare A B"
+               " | record DIR]\n");
       return 2;
     }
   self_test ();
