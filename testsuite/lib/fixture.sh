@@ -15,6 +15,7 @@
 #     f, restore.txt          plain files
 #     x, x-link               a hard-linked pair
 #     dir/g, sym -> f         a subdirectory and a symbolic link
+#     dir/up -> ..            a symbolic link loop (for find -L)
 #     nested/n                a nested subvolume
 #   snap-ro/                  read-only snapshot of vol
 #   snap/                     read-write snapshot of vol, where x (and so
@@ -61,6 +62,7 @@ up_btrfs_layout () {
   mkdir "$m/vol/dir"
   echo g > "$m/vol/dir/g"
   ln -s f "$m/vol/sym"
+  ln -s .. "$m/vol/dir/up"
   echo old > "$m/vol/restore.txt"
   btrfs -q subvolume create "$m/vol/nested" >/dev/null
   echo n > "$m/vol/nested/n"
