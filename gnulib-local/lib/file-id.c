@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "flexmember.h"
+#include "hash.h"
 #include "verify.h"
 
 #if defined __linux__
@@ -668,4 +669,76 @@ file_id_uuid_str (unsigned char const uuid[16], char buf[FILE_ID_UUID_BUFSIZE])
     }
   *p = '\0';
   return buf;
+}
+
+/* Sets of files.  */
+
+struct file_id_set
+{
+  Hash_table *table;
+};
+
+static size_t
+set_hash (void const *x, size_t table_size)
+{
+  return file_id_hash (x, table_size);
+}
+
+/* Equality for the table: SAME is an equivalence (equal subvolumes,
+   exact keys, or equal handles), and equal keys hash alike.  */
+static bool
+set_equal (void const *x, void const *y)
+{
+  return file_id_compare (x, y) == FILE_ID_SAME;
+}
+
+static void
+set_free_entry (void *x)
+{
+  file_id_release (x);
+  free (x);
+}
+
+struct file_id_set *
+file_id_set_alloc (void)
+{
+  struct file_id_set *set = malloc (sizeof *set);
+  if (!set)
+    return NULL;
+  set->table = hash_initialize (1021, NULL, set_hash, set_equal,
+                                set_free_entry);
+  if (!set->table)
+    {
+      free (set);
+      return NULL;
+    }
+  return set;
+}
+
+void
+file_id_set_free (struct file_id_set *set)
+{
+  if (set)
+    {
+      hash_free (set->table);
+      free (set);
+    }
+}
+
+int
+file_id_set_insert (struct file_id_set *set, struct file_id *id)
+{
+  struct file_id *e = malloc (sizeof *e);
+  if (!e)
+    {
+      file_id_release (id);
+      return -1;
+    }
+  *e = *id;
+  id->handle = NULL;
+  void const *matched;
+  int r = hash_insert_if_absent (set->table, e, &matched);
+  if (r != 1)
+    set_free_entry (e);
+  return r;
 }

@@ -163,6 +163,24 @@ extern void file_id_release (struct file_id *id)
 extern int file_id_copy (struct file_id *dst, struct file_id const *src)
   _GL_ATTRIBUTE_NONNULL ((1, 2));
 
+/* A set of files, for hard-link bookkeeping (du's counting, cp's link
+   preservation): a file is in the set if a member is the SAME file;
+   UNKNOWN counts as different, so distinct files are never merged.  */
+struct file_id_set;
+
+/* Return a new empty set, or NULL if out of memory.  */
+extern struct file_id_set *file_id_set_alloc (void)
+  _GL_ATTRIBUTE_MALLOC;
+
+/* Free SET and what it owns.  */
+extern void file_id_set_free (struct file_id_set *set);
+
+/* Add *ID to SET unless a member is the same file.  Take ID's handle in
+   either case (ID->handle is then NULL).  Return 1 if added, 0 if SET
+   already had the file, -1 if out of memory.  */
+extern int file_id_set_insert (struct file_id_set *set, struct file_id *id)
+  _GL_ATTRIBUTE_NONNULL ((1, 2));
+
 /* Store in UUID the UUID of the filesystem that holds the file NAME
    relative to DIRFD, whose st_dev is DEV.  Cached per DEV.  Return true,
    or false if the filesystem has no UUID (or an all-zero one) or it cannot
