@@ -458,7 +458,8 @@ file_id_stat_at (int dirfd, char const *name, struct stat *st, int flags,
 
 struct file_id_handle
 {
-  /* The metadata that judges files on filesystems with per-path handles.  */
+  /* The metadata that judges files on filesystems with per-path handles,
+     or without handles.  */
   off_t size;
   nlink_t nlink;
   mode_t mode;
@@ -468,6 +469,9 @@ struct file_id_handle
   unsigned int bytes;
   unsigned char f_handle[FLEXIBLE_ARRAY_MEMBER];
 };
+
+/* The type of a handle that holds only metadata.  */
+enum { NO_HANDLE = -1 };
 
 #if FILE_ID_LINUX && defined MAX_HANDLE_SZ
 /* Whether the kernel refused AT_HANDLE_FID (before Linux 6.5).  */
@@ -505,7 +509,15 @@ file_id_get_handle (struct file_id *id, int dirfd, char const *name,
       r = name_to_handle_at (dirfd, hname, &u.fh, &mnt_id, hflags);
     }
   if (r != 0)
-    return -1;
+    {
+      /* A filesystem that cannot encode handles (overlayfs before Linux
+         6.5 without nfs_export): keep the metadata, which still tells
+         apart files that differ.  */
+      if (errno != EOPNOTSUPP)
+        return -1;
+      u.fh.handle_type = NO_HANDLE;
+      u.fh.handle_bytes = 0;
+    }
   struct file_id_handle *h
     = malloc (FLEXSIZEOF (struct file_id_handle, f_handle,
                           u.fh.handle_bytes));
@@ -570,21 +582,50 @@ file_id_compare (struct file_id const *a, struct file_id const *b)
   struct file_id_handle const *hb = b->handle;
   if (!ha || !hb)
     return FILE_ID_UNKNOWN;
-  if (ha->type == hb->type && ha->bytes == hb->bytes
+  bool no_handle = ha->type == NO_HANDLE || hb->type == NO_HANDLE;
+  if (!no_handle && ha->type == hb->type && ha->bytes == hb->bytes
       && memcmp (ha->f_handle, hb->f_handle, ha->bytes) == 0)
     return FILE_ID_SAME;
-  if (!((a->flags | b->flags) & FILE_ID_PATH_HANDLES))
+  if (!no_handle && !((a->flags | b->flags) & FILE_ID_PATH_HANDLES))
     return FILE_ID_DIFFERENT;
-  /* Per-path handles: different handles do not prove different files,
-     except for directories, which cannot be hard-linked.  Files whose
-     metadata differ are different; files that agree may be one file.  */
+  if (no_handle && (a->flags & FILE_ID_DIR))
+    return FILE_ID_UNKNOWN;
+  /* Per-path handles (or none): different handles do not prove different
+     files, except for directories, which cannot be hard-linked.  Files whose
+     metadata differ are different.  Files that agree are hard links of
+     one file, or copies with the same content, if the file has several
+     links; with one link, they are one file seen through two paths (a
+     bind mount in the view) or identical copies.  */
   if (a->flags & FILE_ID_DIR)
     return FILE_ID_DIFFERENT;
   if (ha->size != hb->size || ha->nlink != hb->nlink || ha->mode != hb->mode
       || !timespec_eq (ha->mtime, hb->mtime)
       || !timespec_eq (ha->ctime, hb->ctime))
     return FILE_ID_DIFFERENT;
-  return FILE_ID_UNKNOWN;
+  return 1 < ha->nlink ? FILE_ID_ALIKE : FILE_ID_UNKNOWN;
+}
+
+enum file_id_answer
+file_id_same_file_at (int a_dirfd, char const *a_name, struct stat const *a_st,
+                      int b_dirfd, char const *b_name, struct stat const *b_st)
+{
+  if (a_st->st_ino != b_st->st_ino || a_st->st_dev != b_st->st_dev)
+    return FILE_ID_DIFFERENT;
+  struct file_id a, b;
+  file_id_from_stat (&a, a_st, a_dirfd, a_name);
+  file_id_from_stat (&b, b_st, b_dirfd, b_name);
+  enum file_id_answer r = file_id_compare (&a, &b);
+  if (r == FILE_ID_UNKNOWN
+      && file_id_get_handle (&a, a_dirfd, a_name,
+                             S_ISLNK (a_st->st_mode) ? 0 : AT_SYMLINK_FOLLOW,
+                             a_st) == 0
+      && file_id_get_handle (&b, b_dirfd, b_name,
+                             S_ISLNK (b_st->st_mode) ? 0 : AT_SYMLINK_FOLLOW,
+                             b_st) == 0)
+    r = file_id_compare (&a, &b);
+  file_id_release (&a);
+  file_id_release (&b);
+  return r;
 }
 
 size_t
@@ -673,10 +714,86 @@ file_id_uuid_str (unsigned char const uuid[16], char buf[FILE_ID_UUID_BUFSIZE])
 
 /* Sets of files.  */
 
+/* Exact keys (all keys on local filesystems) go in an open-addressing
+   table of (dev, subvolume, ino), at no allocation per key; the others,
+   which may need their handles, in a hash table of struct file_id.  An
+   exact key without a subvolume counts as subvolume 0 there; compared
+   with the same file's key with one, it would be taken for another file:
+   never merged, which is the safe side for hard-link bookkeeping.  */
+struct di_pair
+{
+  dev_t dev;
+  ino_t ino;
+  uint64_t subvol;
+};
+
 struct file_id_set
 {
-  Hash_table *table;
+  struct di_pair *pairs;        /* NPAIRS slots, a power of 2; or NULL */
+  size_t npairs;
+  size_t used;
+  Hash_table *table;            /* or NULL until needed */
 };
+
+/* An empty slot: no file has this device number and inode number.  */
+static bool
+pair_empty (struct di_pair const *p)
+{
+  return p->dev == (dev_t) -1 && p->ino == (ino_t) -1;
+}
+
+static size_t
+pair_slot (struct di_pair const *p, size_t mask)
+{
+  uintmax_t h = (p->ino ^ ((uintmax_t) p->dev * 0x9e3779b97f4a7c15u >> 7)
+                 ^ p->subvol);
+  return (h ^ (h >> 17)) & mask;
+}
+
+static bool
+pairs_grow (struct file_id_set *set)
+{
+  size_t n = set->npairs ? 2 * set->npairs : 1024;
+  struct di_pair *p = malloc (n * sizeof *p);
+  if (!p || n * sizeof *p / sizeof *p != n)
+    {
+      free (p);
+      return false;
+    }
+  memset (p, 0xff, n * sizeof *p);
+  for (size_t i = 0; i < set->npairs; i++)
+    if (!pair_empty (&set->pairs[i]))
+      {
+        size_t j = pair_slot (&set->pairs[i], n - 1);
+        while (!pair_empty (&p[j]))
+          j = (j + 1) & (n - 1);
+        p[j] = set->pairs[i];
+      }
+  free (set->pairs);
+  set->pairs = p;
+  set->npairs = n;
+  return true;
+}
+
+static int
+pair_insert (struct file_id_set *set, struct di_pair const *k)
+{
+  if (set->npairs <= 2 * (set->used + 1) && !pairs_grow (set))
+    return -1;
+  size_t mask = set->npairs - 1;
+  for (size_t j = pair_slot (k, mask); ; j = (j + 1) & mask)
+    {
+      struct di_pair *p = &set->pairs[j];
+      if (pair_empty (p))
+        {
+          *p = *k;
+          set->used++;
+          return 1;
+        }
+      if (p->dev == k->dev && p->ino == k->ino && p->subvol == k->subvol)
+        return 0;
+    }
+}
 
 static size_t
 set_hash (void const *x, size_t table_size)
@@ -689,7 +806,8 @@ set_hash (void const *x, size_t table_size)
 static bool
 set_equal (void const *x, void const *y)
 {
-  return file_id_compare (x, y) == FILE_ID_SAME;
+  enum file_id_answer same = file_id_compare (x, y);
+  return same == FILE_ID_SAME || same == FILE_ID_ALIKE;
 }
 
 static void
@@ -705,13 +823,9 @@ file_id_set_alloc (void)
   struct file_id_set *set = malloc (sizeof *set);
   if (!set)
     return NULL;
-  set->table = hash_initialize (1021, NULL, set_hash, set_equal,
-                                set_free_entry);
-  if (!set->table)
-    {
-      free (set);
-      return NULL;
-    }
+  set->pairs = NULL;
+  set->npairs = set->used = 0;
+  set->table = NULL;
   return set;
 }
 
@@ -720,7 +834,9 @@ file_id_set_free (struct file_id_set *set)
 {
   if (set)
     {
-      hash_free (set->table);
+      free (set->pairs);
+      if (set->table)
+        hash_free (set->table);
       free (set);
     }
 }
@@ -728,6 +844,23 @@ file_id_set_free (struct file_id_set *set)
 int
 file_id_set_insert (struct file_id_set *set, struct file_id *id)
 {
+  if (id->flags & FILE_ID_EXACT)
+    {
+      struct di_pair k = { id->dev, id->ino,
+                           id->flags & FILE_ID_HAS_SUBVOL ? id->subvol : 0 };
+      file_id_release (id);
+      return pair_insert (set, &k);
+    }
+  if (!set->table)
+    {
+      set->table = hash_initialize (1021, NULL, set_hash, set_equal,
+                                    set_free_entry);
+      if (!set->table)
+        {
+          file_id_release (id);
+          return -1;
+        }
+    }
   struct file_id *e = malloc (sizeof *e);
   if (!e)
     {

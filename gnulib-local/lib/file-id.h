@@ -50,20 +50,28 @@ extern "C" {
 # define STATX_SUBVOL 0x00008000U
 #endif
 
-/* The answer to "are these the same file?".  Callers resolve UNKNOWN
+/* The answer to "are these the same file?".  ALIKE is the best a view
+   whose file handles name paths (FUSE) can say of two names of a file
+   with several links: their handles differ, but size, mode, link count,
+   mtime and ctime agree, so they are hard links of one file or one is an
+   unchanged copy of the other (a snapshot's copy keeps the ctime, which
+   any change of content would update).  Callers resolve ALIKE and UNKNOWN
    according to what is at stake:
    - guards that protect data (cp's "are the same file", copying a
-     directory into itself, rm's --preserve-root) treat UNKNOWN as SAME,
+     directory into itself, rm's --preserve-root) treat both as SAME,
      as the tools always did;
    - hard-link bookkeeping (du's counting, cp's link preservation) treats
-     UNKNOWN as DIFFERENT, so that distinct files are never merged;
-   - loop detection treats UNKNOWN directories as different; where a view
-     gives directories no identity at all, the traversal must bound the
-     repetitions of one (dev, ino) on its path (see file-id.txt).  */
+     ALIKE as SAME, which at worst links identical copies, and UNKNOWN as
+     DIFFERENT, so that files that may differ are never merged;
+   - loop detection treats UNKNOWN directories as different (directories
+     are never ALIKE); where a view gives directories no identity at all,
+     the traversal must bound the repetitions of one (dev, ino) on its
+     path (see file-id.txt).  */
 enum file_id_answer
 {
   FILE_ID_DIFFERENT = 0,
   FILE_ID_SAME = 1,
+  FILE_ID_ALIKE = 2,
   FILE_ID_UNKNOWN = -1
 };
 
@@ -131,6 +139,22 @@ extern enum file_id_answer file_id_compare (struct file_id const *a,
                                             struct file_id const *b)
   _GL_ATTRIBUTE_NONNULL ((1, 2)) _GL_ATTRIBUTE_PURE;
 
+/* Whether the files that A_ST and B_ST describe, found as A_NAME relative
+   to A_DIRFD and B_NAME relative to B_DIRFD (a null name: the descriptor
+   itself), are one file: for one-off checks that keep no key, such as
+   cp's "are the same file".  Nothing is looked up unless the two share
+   (st_dev, st_ino); then at most a statfs per filesystem not met before
+   and, where that does not settle it, one file handle per file.  A
+   symbolic link is followed if and only if its status was, i.e. if the
+   status is not a symbolic link's.  */
+extern enum file_id_answer file_id_same_file_at (int a_dirfd,
+                                                 char const *a_name,
+                                                 struct stat const *a_st,
+                                                 int b_dirfd,
+                                                 char const *b_name,
+                                                 struct stat const *b_st)
+  _GL_ATTRIBUTE_NONNULL ((3, 6));
+
 /* A hash of ID for a table of TABLE_SIZE buckets.  Keys that might be the
    same file (equal dev and ino) hash alike, so that a lookup meets every
    candidate; compare them with file_id_compare.  */
@@ -147,8 +171,10 @@ extern bool file_id_needs_handle (struct file_id const *id)
 /* Attach to ID a file handle of NAME relative to DIRFD (NAME null: DIRFD
    itself), with the metadata of ST that judges files on filesystems with
    per-path handles.  One name_to_handle_at call; the file is not opened and
-   a symbolic link is followed only with AT_SYMLINK_FOLLOW in FLAGS.
-   Return 0, or -1 with errno set; *ID is then unchanged.  */
+   a symbolic link is followed only with AT_SYMLINK_FOLLOW in FLAGS.  Where
+   the filesystem cannot encode handles (EOPNOTSUPP), attach the metadata
+   alone: files whose metadata differ still compare as different.  Return
+   0, or -1 with errno set; *ID is then unchanged.  */
 extern int file_id_get_handle (struct file_id *id, int dirfd,
                                char const *name, int flags,
                                struct stat const *st)
@@ -163,9 +189,9 @@ extern void file_id_release (struct file_id *id)
 extern int file_id_copy (struct file_id *dst, struct file_id const *src)
   _GL_ATTRIBUTE_NONNULL ((1, 2));
 
-/* A set of files, for hard-link bookkeeping (du's counting, cp's link
-   preservation): a file is in the set if a member is the SAME file;
-   UNKNOWN counts as different, so distinct files are never merged.  */
+/* A set of files, for hard-link bookkeeping (du's counting): a file is in
+   the set if a member is the SAME file or ALIKE; UNKNOWN counts as
+   different, so files that may differ are never merged.  */
 struct file_id_set;
 
 /* Return a new empty set, or NULL if out of memory.  */
