@@ -102,13 +102,16 @@ enum
   FS_PATH_HANDLES = 1 << 1,     /* file handles name paths (FUSE) */
   FS_SUBVOL = 1 << 2,           /* SUBVOL is the dev's subvolume */
   FS_UUID_TRIED = 1 << 3,
-  FS_HAS_UUID = 1 << 4
+  FS_HAS_UUID = 1 << 4,
+  FS_LEARNED = 1 << 5,          /* fs_learn has examined it */
+  FS_TYPE_KNOWN = 1 << 6        /* F_TYPE holds statfs's f_type */
 };
 struct fs_info
 {
   dev_t dev;
   unsigned int flags;
   uint64_t subvol;
+  unsigned long f_type;
   unsigned char uuid[16];
 };
 
@@ -224,12 +227,16 @@ open_dir_of (int dirfd, char const *name, bool is_dir, dev_t dev, ino_t ino,
 static struct fs_info *
 fs_learn (dev_t dev, ino_t ino, int dirfd, char const *name, bool is_dir)
 {
+  /* An entry that file_id_fs_uuid or file_id_same_fs made may exist
+     without having been examined.  */
   struct fs_info *fi = fs_find (dev);
-  if (fi)
+  if (fi && (fi->flags & FS_LEARNED))
     return fi;
-  fi = fs_add (dev);
+  if (!fi)
+    fi = fs_add (dev);
   if (!fi)
     return NULL;
+  fi->flags |= FS_LEARNED;
 #if FILE_ID_LINUX
   bool close_it;
   int fd = open_dir_of (dirfd, name, is_dir, dev, ino,
@@ -248,7 +255,9 @@ fs_learn (dev_t dev, ino_t ino, int dirfd, char const *name, bool is_dir)
         close (fd);
       return fi;
     }
-  switch ((unsigned long) sf.f_type & 0xffffffffUL)
+  fi->f_type = (unsigned long) sf.f_type & 0xffffffffUL;
+  fi->flags |= FS_TYPE_KNOWN;
+  switch (fi->f_type)
     {
     case FUSE_MAGIC:
       fi->flags |= FS_MULTIPLEX | FS_PATH_HANDLES;
@@ -643,27 +652,20 @@ file_id_needs_handle (struct file_id const *id)
   return !(id->flags & (FILE_ID_EXACT | FILE_ID_HAS_SUBVOL));
 }
 
-bool
-file_id_fs_uuid (dev_t dev, int dirfd, char const *name,
-                 unsigned char uuid[16])
+/* Fill FI's UUID, if not tried yet, through NAME relative to DIRFD (NAME
+   null: DIRFD itself), a directory with inode number INO if IS_DIR, else
+   a file in the directory to open.  Return whether FI has a UUID.  */
+static bool
+fs_uuid_learn (struct fs_info *fi, int dirfd, char const *name, bool is_dir,
+               ino_t ino)
 {
-  struct fs_info *fi = fs_find (dev);
-  if (!fi)
-    fi = fs_add (dev);
-  if (!fi)
-    return false;
   if (!(fi->flags & FS_UUID_TRIED))
     {
       fi->flags |= FS_UUID_TRIED;
 #if FILE_ID_LINUX
-      struct stat st;
-      bool is_dir = (name
-                     ? fstatat (dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0
-                     : fstat (dirfd, &st) == 0)
-                    && S_ISDIR (st.st_mode);
       bool close_it;
-      int fd = open_dir_of (dirfd, name, is_dir, dev, is_dir ? st.st_ino : 0,
-                            O_RDONLY, &close_it);
+      int fd = open_dir_of (dirfd, name, is_dir, fi->dev, ino, O_RDONLY,
+                            &close_it);
       if (0 <= fd)
         {
           static unsigned char const zero[16];
@@ -687,13 +689,102 @@ file_id_fs_uuid (dev_t dev, int dirfd, char const *name,
             close (fd);
         }
 #else
-      (void) dirfd, (void) name;
+      (void) dirfd, (void) name, (void) is_dir, (void) ino;
 #endif
+    }
+  return !!(fi->flags & FS_HAS_UUID);
+}
+
+bool
+file_id_fs_uuid (dev_t dev, int dirfd, char const *name,
+                 unsigned char uuid[16])
+{
+  struct fs_info *fi = fs_find (dev);
+  if (!fi)
+    fi = fs_add (dev);
+  if (!fi)
+    return false;
+  if (!(fi->flags & FS_UUID_TRIED))
+    {
+      struct stat st;
+      bool ok = (name
+                 ? fstatat (dirfd, name, &st, AT_SYMLINK_NOFOLLOW)
+                 : fstat (dirfd, &st)) == 0;
+      /* A symbolic link that the caller followed: DEV is its target's.  */
+      if (ok && name && st.st_dev != dev)
+        ok = fstatat (dirfd, name, &st, 0) == 0;
+      /* NAME is no longer on DEV (renamed meanwhile): learn nothing now.  */
+      if (ok && st.st_dev != dev)
+        return false;
+      bool is_dir = ok && S_ISDIR (st.st_mode);
+      fs_uuid_learn (fi, dirfd, name, is_dir, is_dir ? st.st_ino : 0);
     }
   if (!(fi->flags & FS_HAS_UUID))
     return false;
   memcpy (uuid, fi->uuid, 16);
   return true;
+}
+
+/* Whether the filesystem of the file that ST describes, found as NAME
+   relative to DIRFD, is of a type that gives each subvolume its own
+   st_dev and names them all with one UUID (btrfs, bcachefs); if so, set
+   *FIP to its cache entry, with its UUID tried.  */
+static bool
+fs_with_subvolumes (int dirfd, char const *name, struct stat const *st,
+                    struct fs_info **fip)
+{
+  struct fs_info *fi = fs_find (st->st_dev);
+  if (!fi)
+    fi = fs_add (st->st_dev);
+  if (!fi)
+    return false;
+  bool is_dir = S_ISDIR (st->st_mode);
+#if FILE_ID_LINUX
+  if (!(fi->flags & FS_TYPE_KNOWN))
+    {
+      bool close_it;
+      int fd = open_dir_of (dirfd, name, is_dir, st->st_dev, st->st_ino,
+# ifdef O_PATH
+                            O_PATH,
+# else
+                            O_RDONLY,
+# endif
+                            &close_it);
+      struct statfs sf;
+      if (0 <= fd && fstatfs (fd, &sf) == 0)
+        {
+          fi->f_type = (unsigned long) sf.f_type & 0xffffffffUL;
+          fi->flags |= FS_TYPE_KNOWN;
+        }
+      if (close_it)
+        close (fd);
+    }
+  if (! ((fi->flags & FS_TYPE_KNOWN)
+         && (fi->f_type == BTRFS_MAGIC || fi->f_type == BCACHEFS_MAGIC)))
+    return false;
+  if (!fs_uuid_learn (fi, dirfd, name, is_dir, st->st_ino))
+    return false;
+  *fip = fi;
+  return true;
+#else
+  (void) dirfd, (void) name, (void) is_dir;
+  return false;
+#endif
+}
+
+bool
+file_id_same_fs (int a_dirfd, char const *a_name, struct stat const *a_st,
+                 int b_dirfd, char const *b_name, struct stat const *b_st)
+{
+  if (a_st->st_dev == b_st->st_dev)
+    return true;
+  struct fs_info *a, *b;
+  if (! (fs_with_subvolumes (a_dirfd, a_name, a_st, &a)
+         && fs_with_subvolumes (b_dirfd, b_name, b_st, &b)))
+    return false;
+  /* Look A up again: adding B may have moved the cache.  */
+  a = fs_find (a_st->st_dev);
+  return a && a->f_type == b->f_type && memcmp (a->uuid, b->uuid, 16) == 0;
 }
 
 char *

@@ -215,6 +215,23 @@ extern bool file_id_fs_uuid (dev_t dev, int dirfd, char const *name,
                              unsigned char uuid[16])
   _GL_ATTRIBUTE_NONNULL ((4));
 
+/* Whether the files that A_ST and B_ST describe, found as A_NAME
+   relative to A_DIRFD and B_NAME relative to B_DIRFD (a null name: the
+   descriptor itself), are on one filesystem in the sense of "stay on
+   this filesystem but cross its subvolumes" (find -xdev
+   -cross-subvolumes, du -x and cp -x with --cross-subvolumes): true if
+   they share st_dev, or if both filesystems are of one type that gives
+   each subvolume its own st_dev (btrfs, bcachefs) and they have one UUID.
+   A UUID alone is not enough: two mounted copies of an ext4 image share
+   it, yet are two filesystems.  Free when the st_dev are equal; else at
+   most one statfs and one UUID ioctl per st_dev not met before (cached).
+   Never opens anything but a directory.  */
+extern bool file_id_same_fs (int a_dirfd, char const *a_name,
+                             struct stat const *a_st,
+                             int b_dirfd, char const *b_name,
+                             struct stat const *b_st)
+  _GL_ATTRIBUTE_NONNULL ((3, 6));
+
 /* Format UUID in canonical form into BUF; return BUF.  */
 enum { FILE_ID_UUID_BUFSIZE = 37 };
 extern char *file_id_uuid_str (unsigned char const uuid[16],

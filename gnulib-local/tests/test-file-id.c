@@ -115,6 +115,17 @@ compare (char const *a, char const *b)
 }
 
 static int
+samefs (char const *a, char const *b)
+{
+  struct stat sa, sb;
+  if (stat (a, &sa) != 0 || stat (b, &sb) != 0)
+    return 1;
+  printf ("%s\n", (file_id_same_fs (AT_FDCWD, a, &sa, AT_FDCWD, b, &sb)
+                   ? "same-fs" : "different-fs"));
+  return 0;
+}
+
+static int
 record (char const *dirname)
 {
   DIR *dir = opendir (dirname);
@@ -324,6 +335,12 @@ self_test (void)
   ASSERT (file_id_get_handle (&ha, AT_FDCWD, "missing", 0, &st) == -1);
   ASSERT (ha.handle == NULL);
 
+  /* One st_dev is one filesystem, whatever the type.  */
+  ASSERT (stat (".", &st) == 0 && stat ("d", &st2) == 0);
+  ASSERT (file_id_same_fs (AT_FDCWD, ".", &st, AT_FDCWD, "d", &st2));
+  ASSERT (stat ("a", &st2) == 0);
+  ASSERT (file_id_same_fs (AT_FDCWD, ".", &st, AT_FDCWD, "a", &st2));
+
   /* The canonical UUID text.  */
   static unsigned char const u[16] =
     { 0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0,
@@ -349,12 +366,14 @@ main (int argc, char **argv)
     return show (argc - 2, argv + 2);
   if (argc == 4 && strcmp (argv[1], "compare") == 0)
     return compare (argv[2], argv[3]);
+  if (argc == 4 && strcmp (argv[1], "samefs") == 0)
+    return samefs (argv[2], argv[3]);
   if (argc == 3 && strcmp (argv[1], "record") == 0)
     return record (argv[2]);
   if (argc != 1)
     {
       fprintf (stderr, "usage: test-file-id [show FILE... | compare A B"
-               " | record DIR]\n");
+               " | samefs A B | record DIR]\n");
       return 2;
     }
   self_test ();
