@@ -4,6 +4,7 @@
 #   fixture.sh up NAME WORKDIR     mount fixture NAME at WORKDIR/NAME
 #   fixture.sh down WORKDIR        unmount everything under WORKDIR, free
 #                                  its loop devices and remove it
+#   fixture.sh tree KIND DIR       make a scratch tree DIR (see tree below)
 #
 # NAME is btrfs, bindfs, overlay, ext4clones, ext4, tmpfs, nfs3 or nfs42.
 # Exit status 77, with the reason on stderr, when this machine cannot
@@ -206,8 +207,39 @@ down () {
   rm -rf "$wr"
 }
 
+# A scratch tree for the tools that change or delete what they walk (rm,
+# chmod, chown, chgrp), so that the shared layouts above stay intact.
+# With btrfs: DIR is a subvolume holding f, dir/g, a nested subvolume
+# nested/ (n, d/e) and snap/, a snapshot of nested: through a one-st_dev
+# view DIR, nested and snap all have inode number 256, nested and snap
+# one path below DIR.  With plain: the same names, as plain directories.
+tree () {
+  local kind=$1 t=$2
+  test ! -e "$t" || fail "$t already exists"
+  case $kind in
+    btrfs) btrfs -q subvolume create "$t" >/dev/null || fail "cannot create $t" ;;
+    plain) mkdir "$t" || fail "cannot create $t" ;;
+    *) fail "unknown tree kind $kind" ;;
+  esac
+  echo f > "$t/f"
+  mkdir "$t/dir"
+  echo g > "$t/dir/g"
+  case $kind in
+    btrfs) btrfs -q subvolume create "$t/nested" >/dev/null ;;
+    plain) mkdir "$t/nested" ;;
+  esac || fail "cannot create $t/nested"
+  echo n > "$t/nested/n"
+  mkdir "$t/nested/d"
+  echo e > "$t/nested/d/e"
+  case $kind in
+    btrfs) btrfs -q subvolume snapshot "$t/nested" "$t/snap" >/dev/null ;;
+    plain) cp -a "$t/nested" "$t/snap" ;;
+  esac || fail "cannot create $t/snap"
+}
+
 case ${1-} in
   up) test $# = 3 || fail "usage: fixture.sh up NAME WORKDIR"; up "$2" "$3" ;;
   down) test $# = 2 || fail "usage: fixture.sh down WORKDIR"; down "$2" ;;
-  *) fail "usage: fixture.sh up NAME WORKDIR | down WORKDIR" ;;
+  tree) test $# = 3 || fail "usage: fixture.sh tree btrfs|plain DIR"; tree "$2" "$3" ;;
+  *) fail "usage: fixture.sh up NAME WORKDIR | down WORKDIR | tree KIND DIR" ;;
 esac
