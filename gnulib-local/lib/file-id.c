@@ -681,6 +681,31 @@ fs_uuid_learn (struct fs_info *fi, int dirfd, char const *name, bool is_dir,
               memset (&args, 0, sizeof args);
               if (ioctl (fd, BTRFS_IOC_FS_INFO, &args) == 0)
                 memcpy (fi->uuid, args.fsid, 16);
+              else if (is_dir && ino == 2 && name)
+                {
+                  /* The empty placeholder that a snapshot holds for a
+                     nested subvolume answers no btrfs ioctl; it belongs
+                     to the filesystem of the directory that holds it.  */
+                  struct statfs sf;
+                  size_t len = strlen (name);
+                  char *up = malloc (len + sizeof "/..");
+                  int pfd = -1;
+                  if (up && fstatfs (fd, &sf) == 0
+                      && ((unsigned long) sf.f_type & 0xffffffffUL)
+                         == BTRFS_MAGIC)
+                    {
+                      memcpy (up, name, len);
+                      strcpy (up + len, "/..");
+                      pfd = openat (dirfd, up, O_RDONLY | O_DIRECTORY
+                                    | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+                    }
+                  free (up);
+                  memset (&args, 0, sizeof args);
+                  if (0 <= pfd && ioctl (pfd, BTRFS_IOC_FS_INFO, &args) == 0)
+                    memcpy (fi->uuid, args.fsid, 16);
+                  if (0 <= pfd)
+                    close (pfd);
+                }
             }
 # endif
           if (memcmp (fi->uuid, zero, 16) != 0)
