@@ -318,8 +318,12 @@ id_init (struct file_id *id, dev_t dev, ino_t ino, mode_t mode)
 static void
 id_complete (struct file_id *id, int dirfd, char const *name)
 {
-  struct fs_info *fi = fs_learn (id->dev, id->ino, dirfd, name,
-                                 !!(id->flags & FILE_ID_DIR));
+  /* Consecutive files nearly always share a filesystem.  */
+  struct fs_info *fi = (fs_last < fs_count && fs_cache[fs_last].dev == id->dev
+                        && (fs_cache[fs_last].flags & FS_LEARNED)
+                        ? &fs_cache[fs_last]
+                        : fs_learn (id->dev, id->ino, dirfd, name,
+                                    !!(id->flags & FILE_ID_DIR)));
   if (!fi || !(fi->flags & FS_MULTIPLEX))
     {
       id->flags |= FILE_ID_EXACT;
@@ -848,35 +852,40 @@ struct file_id_set
   struct di_pair *pairs;        /* NPAIRS slots, a power of 2; or NULL */
   size_t npairs;
   size_t used;
+  bool has_zero;                /* whether the all-zero key is a member */
   Hash_table *table;            /* or NULL until needed */
 };
 
-/* An empty slot: no file has this device number and inode number.  */
+/* An empty slot is all zero, so that a new table comes zeroed from
+   calloc; the all-zero key itself is kept aside.  */
 static bool
 pair_empty (struct di_pair const *p)
 {
-  return p->dev == (dev_t) -1 && p->ino == (ino_t) -1;
+  return (p->dev | p->ino | p->subvol) == 0;
 }
 
 static size_t
 pair_slot (struct di_pair const *p, size_t mask)
 {
-  uintmax_t h = (p->ino ^ ((uintmax_t) p->dev * 0x9e3779b97f4a7c15u >> 7)
-                 ^ p->subvol);
-  return (h ^ (h >> 17)) & mask;
+  /* Inode numbers come in runs, and snapshots repeat them: mix all the
+     bits (MurmurHash3's finalizer), or linear probing piles them up.  */
+  uint64_t h = (p->ino + 0x9e3779b97f4a7c15u * p->dev
+                + 0xc2b2ae3d27d4eb4fu * p->subvol);
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdu;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53u;
+  h ^= h >> 33;
+  return h & mask;
 }
 
 static bool
 pairs_grow (struct file_id_set *set)
 {
   size_t n = set->npairs ? 2 * set->npairs : 1024;
-  struct di_pair *p = malloc (n * sizeof *p);
-  if (!p || n * sizeof *p / sizeof *p != n)
-    {
-      free (p);
-      return false;
-    }
-  memset (p, 0xff, n * sizeof *p);
+  struct di_pair *p = calloc (n, sizeof *p);
+  if (!p)
+    return false;
   for (size_t i = 0; i < set->npairs; i++)
     if (!pair_empty (&set->pairs[i]))
       {
@@ -894,6 +903,12 @@ pairs_grow (struct file_id_set *set)
 static int
 pair_insert (struct file_id_set *set, struct di_pair const *k)
 {
+  if (pair_empty (k))
+    {
+      bool added = !set->has_zero;
+      set->has_zero = true;
+      return added;
+    }
   if (set->npairs <= 2 * (set->used + 1) && !pairs_grow (set))
     return -1;
   size_t mask = set->npairs - 1;
@@ -941,6 +956,7 @@ file_id_set_alloc (void)
     return NULL;
   set->pairs = NULL;
   set->npairs = set->used = 0;
+  set->has_zero = false;
   set->table = NULL;
   return set;
 }
