@@ -219,6 +219,37 @@ open_dir_of (int dirfd, char const *name, bool is_dir, dev_t dev, ino_t ino,
 }
 #endif
 
+#if FILE_ID_LINUX
+/* Set FI's filesystem type from statfs of the directory of NAME
+   relative to DIRFD (see open_dir_of; no read permission needed).
+   Return the descriptor used, which the caller closes if *CLOSE_IT, or
+   -1 if the type cannot be known (then nothing is left open).  */
+static int
+fs_type_learn (struct fs_info *fi, int dirfd, char const *name, bool is_dir,
+               ino_t ino, bool *close_it)
+{
+  int fd = open_dir_of (dirfd, name, is_dir, fi->dev, ino,
+# ifdef O_PATH
+                        O_PATH,
+# else
+                        O_RDONLY,
+# endif
+                        close_it);
+  struct statfs sf;
+  if (fd < 0 || fstatfs (fd, &sf) != 0)
+    {
+      if (*close_it)
+        close (fd);
+      *close_it = false;
+      return -1;
+    }
+  fi->f_type = (unsigned long) sf.f_type & 0xffffffffUL;
+  fi->flags |= FS_TYPE_KNOWN;
+  return fd;
+}
+
+#endif
+
 /* Learn what we need of the filesystem of a file (dev DEV, a directory if
    IS_DIR, NAME relative to DIRFD) that the kernel gave no subvolume for.
    Return its cache entry, or NULL if out of memory.  A filesystem that
@@ -239,24 +270,13 @@ fs_learn (dev_t dev, ino_t ino, int dirfd, char const *name, bool is_dir)
   fi->flags |= FS_LEARNED;
 #if FILE_ID_LINUX
   bool close_it;
-  int fd = open_dir_of (dirfd, name, is_dir, dev, ino,
-# ifdef O_PATH
-                        O_PATH,
-# else
-                        O_RDONLY,
-# endif
-                        &close_it);
-  struct statfs sf;
-  if (fd < 0 || fstatfs (fd, &sf) != 0)
+  int fd = fs_type_learn (fi, dirfd, name, is_dir, ino, &close_it);
+  if (fd < 0)
     {
       /* Nothing known: not even that its handles name files.  */
       fi->flags |= FS_MULTIPLEX | FS_PATH_HANDLES;
-      if (close_it)
-        close (fd);
       return fi;
     }
-  fi->f_type = (unsigned long) sf.f_type & 0xffffffffUL;
-  fi->flags |= FS_TYPE_KNOWN;
   switch (fi->f_type)
     {
     case FUSE_MAGIC:
@@ -772,19 +792,8 @@ fs_with_subvolumes (int dirfd, char const *name, struct stat const *st,
   if (!(fi->flags & FS_TYPE_KNOWN))
     {
       bool close_it;
-      int fd = open_dir_of (dirfd, name, is_dir, st->st_dev, st->st_ino,
-# ifdef O_PATH
-                            O_PATH,
-# else
-                            O_RDONLY,
-# endif
-                            &close_it);
-      struct statfs sf;
-      if (0 <= fd && fstatfs (fd, &sf) == 0)
-        {
-          fi->f_type = (unsigned long) sf.f_type & 0xffffffffUL;
-          fi->flags |= FS_TYPE_KNOWN;
-        }
+      int fd = fs_type_learn (fi, dirfd, name, is_dir, st->st_ino,
+                              &close_it);
       if (close_it)
         close (fd);
     }
