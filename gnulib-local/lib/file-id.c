@@ -843,43 +843,39 @@ file_id_uuid_str (unsigned char const uuid[16], char buf[FILE_ID_UUID_BUFSIZE])
 
 /* Sets of files.  */
 
-/* Exact keys (all keys on local filesystems) go in an open-addressing
-   table of (dev, subvolume, ino), at no allocation per key; the others,
-   which may need their handles, in a hash table of struct file_id.  An
-   exact key without a subvolume counts as subvolume 0 there; compared
-   with the same file's key with one, it would be taken for another file:
-   never merged, which is the safe side for hard-link bookkeeping.  */
-struct di_pair
+/* Exact keys (all keys on local filesystems) go in open-addressing
+   tables of inode numbers, one per (dev, subvolume): 8 bytes a key and
+   no allocation per key, less memory than the (dev, ino) set du used
+   before, which matters when every file is recorded.  The others, which
+   may need their handles, go in a hash table of struct file_id.  An exact
+   key without a subvolume counts as subvolume 0 there; compared with the
+   same file's key with one, it would be taken for another file: never
+   merged, which is the safe side for hard-link bookkeeping.  */
+struct ino_table
 {
   dev_t dev;
-  ino_t ino;
   uint64_t subvol;
+  ino_t *slots;                 /* NSLOTS slots, a power of 2; or NULL */
+  size_t nslots;
+  size_t used;
+  bool has_zero;                /* whether inode number 0 is a member */
 };
 
 struct file_id_set
 {
-  struct di_pair *pairs;        /* NPAIRS slots, a power of 2; or NULL */
-  size_t npairs;
-  size_t used;
-  bool has_zero;                /* whether the all-zero key is a member */
+  struct ino_table *inos;       /* NINOS tables, by first use */
+  size_t ninos;
+  size_t inos_alloc;
+  size_t last;                  /* the table used last, if NINOS */
   Hash_table *table;            /* or NULL until needed */
 };
 
-/* An empty slot is all zero, so that a new table comes zeroed from
-   calloc; the all-zero key itself is kept aside.  */
-static bool
-pair_empty (struct di_pair const *p)
-{
-  return (p->dev | p->ino | p->subvol) == 0;
-}
-
 static size_t
-pair_slot (struct di_pair const *p, size_t mask)
+ino_slot (ino_t ino, size_t mask)
 {
-  /* Inode numbers come in runs, and snapshots repeat them: mix all the
-     bits (MurmurHash3's finalizer), or linear probing piles them up.  */
-  uint64_t h = (p->ino + 0x9e3779b97f4a7c15u * p->dev
-                + 0xc2b2ae3d27d4eb4fu * p->subvol);
+  /* Inode numbers come in runs: mix all the bits (MurmurHash3's
+     finalizer), or linear probing piles them up.  */
+  uint64_t h = ino;
   h ^= h >> 33;
   h *= 0xff51afd7ed558ccdu;
   h ^= h >> 33;
@@ -888,49 +884,89 @@ pair_slot (struct di_pair const *p, size_t mask)
   return h & mask;
 }
 
-static bool
-pairs_grow (struct file_id_set *set)
+/* The table for DEV and SUBVOL, added if new; NULL if out of memory.
+   A walk meets one subvolume after another, so the last one almost
+   always matches.  */
+static struct ino_table *
+ino_table_get (struct file_id_set *set, dev_t dev, uint64_t subvol)
 {
-  size_t n = set->npairs ? 2 * set->npairs : 1024;
-  struct di_pair *p = calloc (n, sizeof *p);
+  if (set->ninos)
+    {
+      struct ino_table *t = &set->inos[set->last];
+      if (t->dev == dev && t->subvol == subvol)
+        return t;
+    }
+  for (size_t i = 0; i < set->ninos; i++)
+    if (set->inos[i].dev == dev && set->inos[i].subvol == subvol)
+      {
+        set->last = i;
+        return &set->inos[i];
+      }
+  if (set->ninos == set->inos_alloc)
+    {
+      size_t n = set->inos_alloc ? 2 * set->inos_alloc : 4;
+      struct ino_table *p = (n <= SIZE_MAX / sizeof *p
+                             ? realloc (set->inos, n * sizeof *p) : NULL);
+      if (!p)
+        return NULL;
+      set->inos = p;
+      set->inos_alloc = n;
+    }
+  struct ino_table *t = &set->inos[set->ninos];
+  t->dev = dev;
+  t->subvol = subvol;
+  t->slots = NULL;
+  t->nslots = t->used = 0;
+  t->has_zero = false;
+  set->last = set->ninos++;
+  return t;
+}
+
+static bool
+ino_table_grow (struct ino_table *t)
+{
+  size_t n = t->nslots ? 2 * t->nslots : 256;
+  ino_t *p = calloc (n, sizeof *p);
   if (!p)
     return false;
-  for (size_t i = 0; i < set->npairs; i++)
-    if (!pair_empty (&set->pairs[i]))
+  for (size_t i = 0; i < t->nslots; i++)
+    if (t->slots[i])
       {
-        size_t j = pair_slot (&set->pairs[i], n - 1);
-        while (!pair_empty (&p[j]))
+        size_t j = ino_slot (t->slots[i], n - 1);
+        while (p[j])
           j = (j + 1) & (n - 1);
-        p[j] = set->pairs[i];
+        p[j] = t->slots[i];
       }
-  free (set->pairs);
-  set->pairs = p;
-  set->npairs = n;
+  free (t->slots);
+  t->slots = p;
+  t->nslots = n;
   return true;
 }
 
+/* Add INO to T: return 1 if it was not there, 0 if it was, -1 if out of
+   memory.  An empty slot is 0, so that a new table comes zeroed from
+   calloc; inode number 0 itself is kept aside.  */
 static int
-pair_insert (struct file_id_set *set, struct di_pair const *k)
+ino_table_insert (struct ino_table *t, ino_t ino)
 {
-  if (pair_empty (k))
+  if (ino == 0)
     {
-      bool added = !set->has_zero;
-      set->has_zero = true;
+      bool added = !t->has_zero;
+      t->has_zero = true;
       return added;
     }
-  if (set->npairs <= 2 * (set->used + 1) && !pairs_grow (set))
+  if (t->nslots <= 2 * (t->used + 1) && !ino_table_grow (t))
     return -1;
-  size_t mask = set->npairs - 1;
-  for (size_t j = pair_slot (k, mask); ; j = (j + 1) & mask)
+  size_t mask = t->nslots - 1;
+  for (size_t j = ino_slot (ino, mask); ; j = (j + 1) & mask)
     {
-      struct di_pair *p = &set->pairs[j];
-      if (pair_empty (p))
+      if (t->slots[j] == 0)
         {
-          *p = *k;
-          set->used++;
+          t->slots[j] = ino;
+          t->used++;
           return 1;
         }
-      if (p->dev == k->dev && p->ino == k->ino && p->subvol == k->subvol)
+      if (t->slots[j] == ino)
         return 0;
     }
 }
@@ -963,9 +999,8 @@ file_id_set_alloc (void)
   struct file_id_set *set = malloc (sizeof *set);
   if (!set)
     return NULL;
-  set->pairs = NULL;
-  set->npairs = set->used = 0;
-  set->has_zero = false;
+  set->inos = NULL;
+  set->ninos = set->inos_alloc = set->last = 0;
   set->table = NULL;
   return set;
 }
@@ -975,7 +1010,9 @@ file_id_set_free (struct file_id_set *set)
 {
   if (set)
     {
-      free (set->pairs);
+      for (size_t i = 0; i < set->ninos; i++)
+        free (set->inos[i].slots);
+      free (set->inos);
       if (set->table)
         hash_free (set->table);
       free (set);
@@ -987,10 +1024,12 @@ file_id_set_insert (struct file_id_set *set, struct file_id *id)
 {
   if (id->flags & FILE_ID_EXACT)
     {
-      struct di_pair k = { id->dev, id->ino,
-                           id->flags & FILE_ID_HAS_SUBVOL ? id->subvol : 0 };
+      struct ino_table *t
+        = ino_table_get (set, id->dev,
+                         id->flags & FILE_ID_HAS_SUBVOL ? id->subvol : 0);
+      ino_t ino = id->ino;
       file_id_release (id);
-      return pair_insert (set, &k);
+      return t ? ino_table_insert (t, ino) : -1;
     }
   if (!set->table)
     {

@@ -335,6 +335,52 @@ self_test (void)
   ASSERT (file_id_get_handle (&ha, AT_FDCWD, "missing", 0, &st) == -1);
   ASSERT (ha.handle == NULL);
 
+  /* Sets of exact keys: one (dev, subvolume) after another, and
+     interleaved; the same inode numbers in each, 0 among them; enough of
+     them for the tables to grow.  A key without a subvolume is in
+     subvolume 0.  */
+  {
+    struct file_id_set *set = file_id_set_alloc ();
+    ASSERT (set);
+    static struct { dev_t dev; uint64_t subvol; unsigned int flags; }
+      const g[] =
+      {
+        { 10, 256, FILE_ID_EXACT | FILE_ID_HAS_SUBVOL },
+        { 10, 257, FILE_ID_EXACT | FILE_ID_HAS_SUBVOL },
+        { 11, 0, FILE_ID_EXACT },
+        { 12, 5, FILE_ID_EXACT | FILE_ID_HAS_SUBVOL },
+      };
+    enum { NG = sizeof g / sizeof *g, N = 20000 };
+    for (int round = 0; round < 2; round++)
+      {
+        /* The last group alone first, then the others interleaved.  */
+        for (int i = 0; i < N; i++)
+          {
+            struct file_id k = { .ino = 1000 + i, .dev = g[NG - 1].dev,
+                                 .subvol = g[NG - 1].subvol,
+                                 .flags = g[NG - 1].flags };
+            ASSERT (file_id_set_insert (set, &k) == !round);
+          }
+        for (int i = 0; i < N; i++)
+          for (int j = 0; j < NG - 1; j++)
+            {
+              struct file_id k = { .ino = i, .dev = g[j].dev,
+                                   .subvol = g[j].subvol,
+                                   .flags = g[j].flags };
+              ASSERT (file_id_set_insert (set, &k) == !round);
+            }
+      }
+    struct file_id k0 = { .ino = 0, .dev = 11, .subvol = 0,
+                          .flags = FILE_ID_EXACT | FILE_ID_HAS_SUBVOL };
+    ASSERT (file_id_set_insert (set, &k0) == 0);
+    struct file_id k1 = { .ino = N, .dev = 10, .subvol = 256,
+                          .flags = FILE_ID_EXACT | FILE_ID_HAS_SUBVOL };
+    ASSERT (file_id_set_insert (set, &k1) == 1);
+    ASSERT (file_id_set_insert (set, &k1) == 0);
+    file_id_set_free (set);
+    file_id_set_free (NULL);
+  }
+
   /* One st_dev is one filesystem, whatever the type.  */
   ASSERT (stat (".", &st) == 0 && stat ("d", &st2) == 0);
   ASSERT (file_id_same_fs (AT_FDCWD, ".", &st, AT_FDCWD, "d", &st2));
