@@ -850,7 +850,10 @@ file_id_uuid_str (unsigned char const uuid[16], char buf[FILE_ID_UUID_BUFSIZE])
    may need their handles, go in a hash table of struct file_id.  An exact
    key without a subvolume counts as subvolume 0 there; compared with the
    same file's key with one, it would be taken for another file: never
-   merged, which is the safe side for hard-link bookkeeping.  */
+   merged, which is the safe side for hard-link bookkeeping.
+   gnulib's di-set keeps (dev, ino) pairs much like this, but it has no
+   subvolume in its key and findutils does not import it; this module
+   must build in both.  */
 struct ino_table
 {
   dev_t dev;
