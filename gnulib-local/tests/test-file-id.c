@@ -329,6 +329,33 @@ self_test (void)
     }
   else
     ASSERT (errno == ENOSYS || errno == EPERM);
+
+  /* Sets of keys that need their handles: the set keeps copies, in
+     chunks.  New keys and members interleaved, enough of them to fill
+     several chunks.  A key without a handle is never taken for a
+     member.  */
+  if (ha.handle)
+    {
+      struct file_id_set *set = file_id_set_alloc ();
+      ASSERT (set);
+      enum { N = 40000 };
+      for (int round = 0; round < 3; round++)
+        for (int i = 0; i < N; i++)
+          if (round || i % 2 == 0)
+            {
+              struct file_id k;
+              ASSERT (file_id_copy (&k, &ha) == 0);
+              k.ino = i;
+              ASSERT (file_id_set_insert (set, &k)
+                      == (round == 0 || (round == 1 && i % 2)));
+              ASSERT (k.handle == NULL);
+            }
+      struct file_id k = ha;
+      k.handle = NULL;
+      ASSERT (file_id_set_insert (set, &k) == 1);
+      ASSERT (file_id_set_insert (set, &k) == 1);
+      file_id_set_free (set);
+    }
   file_id_release (&ha);
   file_id_release (&hal);
   /* A failed call leaves the key as it was.  */
