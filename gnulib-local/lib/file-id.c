@@ -871,7 +871,8 @@ struct file_id_set
   size_t inos_alloc;
   size_t last;                  /* the table used last, if NINOS */
   Hash_table *table;            /* or NULL until needed */
-  char *chunk;                  /* where TABLE's entries are; or NULL */
+  char *chunk;                  /* the newest chunk of TABLE's entries,
+                                   which links to the older ones; or NULL */
   size_t chunk_size;
   size_t chunk_used;
 };
@@ -892,13 +893,14 @@ enum
                        & ~(SET_ALIGN - 1)),
   SET_CHUNK_HEAD = (sizeof (char *) + SET_ALIGN - 1) & ~(SET_ALIGN - 1),
   /* Chunks double from the first size to the last, which is well above
-     malloc's mmap threshold: a few system calls for a million keys.  */
+     malloc's mmap threshold: about one system call per 8,000 keys.  */
   SET_CHUNK_FIRST = 4096,
   SET_CHUNK_LAST = 1024 * 1024
 };
 
-/* Return N bytes aligned to SET_ALIGN in SET's chunks, or NULL if out of
-   memory.  N is a multiple of SET_ALIGN.  */
+/* Return N bytes in SET's chunks, at an offset in the chunk that is a
+   multiple of SET_ALIGN, or NULL if out of memory.  N is a multiple of
+   SET_ALIGN.  */
 static char *
 set_space (struct file_id_set *set, size_t n)
 {
@@ -1112,8 +1114,7 @@ file_id_set_insert (struct file_id_set *set, struct file_id *id)
       memcpy (e->handle, h, hsize);
     }
   file_id_release (id);
-  void const *matched;
-  int r = hash_insert_if_absent (set->table, e, &matched);
+  int r = hash_insert_if_absent (set->table, e, NULL);
   if (r != 1)
     set->chunk_used = p - set->chunk;
   return r;
