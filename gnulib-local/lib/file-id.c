@@ -882,7 +882,8 @@ struct file_id_set
    in chunks that the set owns, each chunk starting with a pointer to the
    one before: through FUSE, where every file has such a key, a malloc
    each for key and handle cost a fifth more memory and a brk call per
-   thousand files.  */
+   thousand files.  gnulib's obstack would do this, but findutils does not
+   import it; this module must build in both.  */
 enum
 {
   SET_ALIGN = (FLEXALIGNOF (struct file_id)
