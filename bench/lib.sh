@@ -1,0 +1,210 @@
+# bench/lib.sh -- what bench/run and bench/nfs-count (its part in the NFS
+# guest) share: the tree, the command lines, counting system calls, and
+# the stock reference where stock covers less.  Sourced, not run.
+#
+# The caller sets:
+#   w          its scratch directory (for counters' output files)
+#   bin_root   where the builds' copies are: bin_root/stock/find, ...
+#   dest       where cp -a copies (reset_dest mounts a tmpfs there), unless
+#              cp_dest says otherwise
+#   tmo        the time limit of each run, in seconds
+
+# shellcheck shell=bash
+# Names built at run time hide uses from shellcheck.
+# shellcheck disable=SC2034,SC2154
+
+wrap=()
+counter=strace counter_note="strace -c -f" fh_event=
+
+# populate DIR N: N entries in N/1000 directories; per directory 980 files
+# (every 10th named x*, every 50th 16 KiB, the rest a line), 10 hard links
+# and 10 symbolic links.
+populate () {
+  python3 - "$1" "$2" <<'EOF'
+import os, sys
+root, n = sys.argv[1], int(sys.argv[2])
+for d in range(n // 1000):
+    dp = os.path.join(root, "d%03d" % d)
+    os.mkdir(dp)
+    for i in range(980):
+        k = d * 1000 + i
+        name = ("x%07d" if k % 10 == 0 else "f%07d") % k
+        with open(os.path.join(dp, name), "w") as f:
+            f.write("y" * 16384 if k % 50 == 0 else name + "\n")
+    for j in range(10):
+        k = d * 1000 + j * 50
+        target = "x%07d" % k
+        os.link(os.path.join(dp, target), os.path.join(dp, "l%07d" % k))
+        os.symlink(target, os.path.join(dp, "s%07d" % k))
+EOF
+}
+
+# reset_dest: an empty tmpfs at $dest (no disk writeback in cp -a's runs),
+# half the available memory at most.
+reset_dest () {
+  local mb
+  mountpoint -q "$dest" && umount "$dest"
+  mkdir -p "$dest"
+  mb=$(awk '/^MemAvailable:/ { print int($2 / 2048) }' /proc/meminfo)
+  mount -t tmpfs -o "size=${mb}m,nr_inodes=0" bench-dest "$dest"
+}
+
+# label CASE: how a case is printed.
+label () {
+  case $1 in
+    find-name) echo "find -name" ;; find-printf) echo "find -printf" ;;
+    du-s) echo "du -s" ;; cp-a) echo "cp -a" ;; stat) echo "stat (xargs)" ;;
+  esac
+}
+
+# set_cmd CASE BUILD LIST PATH...: the command line, in cmd.  BUILD is
+# stock or patched (the tools in $bin_root/BUILD), or an alternative: bfs
+# (for find -name) or btrfs-du (for du -s).  cp -a copies into $cp_dest,
+# else $dest;
+# stat takes the names from the file LIST, through xargs.  The words in
+# the array wrap (valgrind) go right before the tool, inside xargs for
+# stat.
+set_cmd () {
+  local c=$1 b=$2 list=$3 bin=${bin_root:?}/$2 to=${cp_dest:-${dest:?}}
+  shift 3
+  case $b:$c in
+    bfs:*) cmd=(bfs "$@" -name 'x*') ;;
+    btrfs-du:*) cmd=(btrfs filesystem du -s "$@") ;;
+    *:find-name) cmd=("${wrap[@]}" "$bin/find" "$@" -name 'x*') ;;
+    *:find-printf) cmd=("${wrap[@]}" "$bin/find" "$@" -printf '%i %n %s\n') ;;
+    *:du-s) cmd=("${wrap[@]}" "$bin/du" -s "$@") ;;
+    *:cp-a) cmd=("${wrap[@]}" "$bin/cp" -a "$@" "$to/") ;;
+    *:stat) cmd=(xargs -d '\n' -a "$list" "${wrap[@]}" "$bin/stat"
+                 --printf '%i\n') ;;
+  esac
+}
+
+# result CASE BUILD OUT: what a run produced (OUT is its stdout), to show
+# what each build covered.
+result () {
+  case $2:$1 in
+    btrfs-du:*) awk 'NR > 1 { t = t sep $1; sep = "+" } END { print t }' "$3" ;;
+    *:find-*|*:stat) echo "$(wc -l < "$3") lines" ;;
+    *:du-s) echo "$(awk '{ t += $1 } END { print t + 0 }' "$3") KiB" ;;
+    *:cp-a) echo "$(find "$dest" -mindepth 1 | wc -l) copied" ;;
+  esac
+}
+
+# count_calls OUT CMD...: run CMD once, counting its system calls and its
+# children's (strace -c -f, or perf's raw_syscalls:sys_enter tracepoint,
+# which counts in the kernel without stopping the tracee on each); sets
+# calls, fh (its name_to_handle_at calls: what the patched tools add on
+# NFS and FUSE; '-' where the counter cannot tell) and sc_st (the exit
+# status).  The command's stdout goes to OUT.
+count_calls () {
+  local out=$1
+  shift
+  if test $counter = strace; then
+    if timeout -k 10 "$tmo" strace -c -f -o "$w/strace" "$@" \
+         < /dev/null > "$out" 2> /dev/null
+    then sc_st=0; else sc_st=$?; fi
+    calls=$(awk '$NF == "total" { print $4 }' "$w/strace")
+    fh=$(awk '$NF == "name_to_handle_at" { n = $4 } END { print n + 0 }' \
+           "$w/strace")
+  else
+    if timeout -k 10 "$tmo" perf stat -x, -e raw_syscalls:sys_enter \
+         ${fh_event:+-e "$fh_event"} -o "$w/perf" -- "$@" \
+         < /dev/null > "$out" 2> /dev/null
+    then sc_st=0; else sc_st=$?; fi
+    calls=$(awk -F, '$3 == "raw_syscalls:sys_enter" { print $1 }' "$w/perf")
+    fh=-
+    test -z "$fh_event" \
+      || fh=$(awk -F, -v e="$fh_event" '$3 == e { print $1 }' "$w/perf")
+  fi
+  case $calls in ''|*[!0-9]*) calls=0 ;; esac
+  case $fh in -) ;; ''|*[!0-9]*) fh=0 ;; esac
+}
+
+# calibrate DIR: choose the counter.  strace stops the tracee twice per
+# call: under it cp -a runs some 60 times slower.  perf's
+# raw_syscalls:sys_enter tracepoint counts in the kernel, at each call's
+# entry, from the first exec on; strace -c counts calls that return, from
+# the first execve on.  For one process the two differences cancel (perf
+# leaves out that execve, strace the exit_group); perf is used only where
+# it counts exactly what strace counts on every calibration command (cp -a,
+# du -s, find -printf and stat of DIR), for both builds.  Under xargs
+# (stat) perf also counts each batch's exit_group: the same for both
+# builds.  Sets counter and counter_note; with force_strace=true, strace.
+calibrate () {
+  local cal_dir=$1 agree=yes cal='' b c n_strace n_perf
+  counter=strace counter_note="strace -c -f" fh_event=
+  if ${force_strace:-false} \
+     || ! perf stat -x, -e raw_syscalls:sys_enter -o "$w/perf" -- true \
+            > /dev/null 2>&1; then
+    return 0
+  fi
+  # The handles, where the kernel traces system calls one by one.
+  if perf stat -x, -e syscalls:sys_enter_name_to_handle_at -o "$w/perf" \
+       -- true > /dev/null 2>&1; then
+    fh_event=syscalls:sys_enter_name_to_handle_at
+  fi
+  for b in stock patched; do
+    for c in "cp -a" "du -s" "find -printf" "stat"; do
+      for counter in strace perf; do
+        reset_dest
+        case $c in
+          cp*) count_calls /dev/null "$bin_root/$b/cp" -a "$cal_dir" "$dest/" ;;
+          du*) count_calls /dev/null "$bin_root/$b/du" -s "$cal_dir" ;;
+          find*) count_calls /dev/null "$bin_root/$b/find" "$cal_dir" \
+                   -printf '%i %n %s\n' ;;
+          stat) count_calls /dev/null "$bin_root/$b/stat" --printf '%i\n' \
+                  "$cal_dir" "$cal_dir"/* ;;
+        esac
+        eval "n_$counter=\$calls"
+      done
+      cal="$cal${cal:+, }$b $c $n_strace/$n_perf"
+      { test "$n_strace" = "$n_perf" && test "$n_perf" != 0; } || agree=no
+    done
+  done
+  reset_dest
+  if test $agree = yes; then
+    counter=perf
+    counter_note="perf stat -e raw_syscalls:sys_enter, which counted what strace -c -f counted on ${cal_dir#"$w"/} (strace/perf: $cal); for stat it also counts each xargs batch's exit"
+  else
+    counter=strace fh_event=
+    counter_note="strace -c -f (perf's tracepoint disagreed with it on ${cal_dir#"$w"/}, strace/perf: $cal)"
+  fi
+}
+
+# covered_less CASE OUT_STOCK OUT_PATCHED: whether stock, in its counting
+# run (exit statuses in SCST, results in SRES), covered less than patched:
+# it stopped, or skipped snapshots.  du's and cp's stdout do not list what
+# they covered; the others' must be the same.
+covered_less () {
+  test "${SCST[stock]}" != 0 || test "${SRES[stock]}" != "${SRES[patched]}" \
+    || { test "$1" != du-s && test "$1" != cp-a && ! cmp -s "$2" "$3"; }
+}
+
+# split_ref CASE LIST EMPTY OPERAND...: what stock makes of the same
+# entries when each operand is given on its own, where stock is right
+# (one subvolume each): the sum of the runs, less one start-up (stock on
+# the empty directory EMPTY, which covers one entry).  Sets ref_calls,
+# ref_fh, ref_st (the first non-zero exit status) and ref_res (the
+# result of all the runs together, as result gives it).
+split_ref () {
+  local c=$1 list=$2 empty=$3 op olist=$w/split.list
+  shift 3
+  test "$c" != cp-a || reset_dest
+  echo "$empty" > "$olist"
+  set_cmd "$c" stock "$olist" "$empty"
+  count_calls /dev/null "${cmd[@]}"
+  ref_calls=$((-calls)) ref_fh=$fh ref_st=0
+  test "$fh" = - || ref_fh=$((-fh))
+  test "$c" != cp-a || reset_dest
+  : > "$w/split.out"
+  for op; do
+    awk -v p="$op" '$0 == p || index($0, p "/") == 1' "$list" > "$olist"
+    set_cmd "$c" stock "$olist" "$op"
+    count_calls "$w/split.one" "${cmd[@]}"
+    cat "$w/split.one" >> "$w/split.out"
+    ref_calls=$((ref_calls + calls))
+    test "$fh" = - || ref_fh=$((ref_fh + fh))
+    test "$ref_st" != 0 || ref_st=$sc_st
+  done
+  ref_res=$(result "$c" stock "$w/split.out")
+}
