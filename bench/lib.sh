@@ -90,6 +90,19 @@ result () {
   esac
 }
 
+# digest CASE OUT: a checksum of what a run produced, in any order: its
+# sorted stdout (OUT) or, for cp -a, each copied entry's name, type,
+# size, link count and link target, and every copied file's content.
+digest () {
+  if test "$1" = cp-a; then
+    (cd "$dest" \
+       && find . -mindepth 1 -printf '%p %y %s %n %l\n' | LC_ALL=C sort \
+       && find . -type f -print0 | LC_ALL=C sort -z | xargs -0r md5sum)
+  else
+    LC_ALL=C sort "$2"
+  fi | md5sum | cut -c1-12
+}
+
 # count_calls OUT CMD...: run CMD once, counting its system calls and its
 # children's (strace -c -f, or perf's raw_syscalls:sys_enter tracepoint,
 # which counts in the kernel without stopping the tracee on each); sets
@@ -99,6 +112,8 @@ result () {
 count_calls () {
   local out=$1
   shift
+  rm -f "$w/strace" "$w/perf"
+  : > "$w/$counter"
   if test $counter = strace; then
     if timeout -k 10 "$tmo" strace -c -f -o "$w/strace" "$@" \
          < /dev/null > "$out" 2> /dev/null
@@ -116,8 +131,10 @@ count_calls () {
     test -z "$fh_event" \
       || fh=$(awk -F, -v e="$fh_event" '$3 == e { print $1 }' "$w/perf")
   fi
-  case $calls in ''|*[!0-9]*) calls=0 ;; esac
-  case $fh in -) ;; ''|*[!0-9]*) fh=0 ;; esac
+  # No count (the counter was killed, or did not count): '-', which
+  # every gate fails.
+  case $calls in ''|*[!0-9]*|0) calls=- fh=- ;; esac
+  case $fh in -) ;; ''|*[!0-9]*) fh=- ;; esac
 }
 
 # calibrate DIR: choose the counter.  strace stops the tracee twice per
@@ -138,8 +155,9 @@ calibrate () {
             > /dev/null 2>&1; then
     return 0
   fi
-  # The handles, where the kernel traces system calls one by one.
-  if perf stat -x, -e syscalls:sys_enter_name_to_handle_at -o "$w/perf" \
+  # The handles, where the kernel traces system calls one by one (and,
+  # with fh_ok=false, not at all).
+  if ${fh_ok:-true} && perf stat -x, -e syscalls:sys_enter_name_to_handle_at -o "$w/perf" \
        -- true > /dev/null 2>&1; then
     fh_event=syscalls:sys_enter_name_to_handle_at
   fi
@@ -183,9 +201,10 @@ covered_less () {
 # split_ref CASE LIST EMPTY OPERAND...: what stock makes of the same
 # entries when each operand is given on its own, where stock is right
 # (one subvolume each): the sum of the runs, less one start-up (stock on
-# the empty directory EMPTY, which covers one entry).  Sets ref_calls,
-# ref_fh, ref_st (the first non-zero exit status) and ref_res (the
-# result of all the runs together, as result gives it).
+# the empty directory EMPTY, which covers one entry).  Sets ref_calls and
+# ref_fh ('-' if a run was not counted), ref_st (the first non-zero exit
+# status), and ref_res and ref_dig (what all the runs produced together,
+# as result and digest give it).
 split_ref () {
   local c=$1 list=$2 empty=$3 op olist=$w/split.list
   shift 3
@@ -193,7 +212,8 @@ split_ref () {
   echo "$empty" > "$olist"
   set_cmd "$c" stock "$olist" "$empty"
   count_calls /dev/null "${cmd[@]}"
-  ref_calls=$((-calls)) ref_fh=$fh ref_st=0
+  ref_calls=$calls ref_fh=$fh ref_st=0
+  test "$calls" = - || ref_calls=$((-calls))
   test "$fh" = - || ref_fh=$((-fh))
   test "$c" != cp-a || reset_dest
   : > "$w/split.out"
@@ -202,9 +222,12 @@ split_ref () {
     set_cmd "$c" stock "$olist" "$op"
     count_calls "$w/split.one" "${cmd[@]}"
     cat "$w/split.one" >> "$w/split.out"
-    ref_calls=$((ref_calls + calls))
-    test "$fh" = - || ref_fh=$((ref_fh + fh))
+    if test "$calls" = - || test "$ref_calls" = -; then ref_calls=-
+    else ref_calls=$((ref_calls + calls)); fi
+    if test "$fh" = - || test "$ref_fh" = -; then ref_fh=-
+    else ref_fh=$((ref_fh + fh)); fi
     test "$ref_st" != 0 || ref_st=$sc_st
   done
   ref_res=$(result "$c" stock "$w/split.out")
+  ref_dig=$(digest "$c" "$w/split.out")
 }
