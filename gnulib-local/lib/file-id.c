@@ -20,6 +20,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -32,6 +33,7 @@
 # include <sys/ioctl.h>
 # include <sys/statfs.h>
 # include <sys/sysmacros.h>
+# include <sys/utsname.h>
 # if HAVE_LINUX_BTRFS_H
 #  include <linux/btrfs.h>
 # endif
@@ -68,6 +70,7 @@ stx_subvol (struct statx const *stx)
 /* Filesystem magic numbers, as in <linux/magic.h>.  */
 enum
 {
+  AUTOFS_MAGIC = 0x0187,
   BTRFS_MAGIC = 0x9123683E,
   BCACHEFS_MAGIC = 0xca451a4e,
   OVERLAY_MAGIC = 0x794c7630,
@@ -86,6 +89,9 @@ enum
 #ifndef AT_HANDLE_FID
 # define AT_HANDLE_FID 0x200
 #endif
+#ifndef AT_EMPTY_PATH
+# define AT_EMPTY_PATH 0
+#endif
 #ifndef FS_IOC_GETFSUUID
 struct fsuuid2
 {
@@ -95,11 +101,40 @@ struct fsuuid2
 # define FS_IOC_GETFSUUID _IOR (0x15, 0, struct fsuuid2)
 #endif
 
+/* Whether ERR, from a system call that examines a file, says that the
+   interface is not available here for good: the kernel or the filesystem
+   lacks it, or a sandbox refuses it (seccomp profiles answer EPERM).
+   Other errors (EMFILE, ENOMEM, a file renamed meanwhile) are no fact
+   about the filesystem and are never remembered as one.  */
+static bool
+unavailable (int err)
+{
+  return (err == ENOSYS || err == EPERM || err == EACCES || err == ENOTTY
+          || err == EOPNOTSUPP || err == ENOTSUP || err == EINVAL);
+}
+
+/* What a difference between two file handles of a filesystem proves.
+   "Different" needs proof: a handle proves a difference only where its
+   format is known to name a file, not a path to it.  */
+enum handle_kind
+{
+  /* Handles prove nothing, or none is taken: a generic FID (Linux 6.7+
+     on 9p, CIFS...) holds no more than (st_ino, generation), which a
+     snapshot keeps; and filesystems whose handles are not known.  */
+  HANDLES_NONE,
+  /* Equal handles are one file; different ones may be too: FUSE gives a
+     handle per path, knfsd with subtree_check a handle per directory.  */
+  HANDLES_PATH,
+  /* Equal handles are one file, different ones different files.  */
+  HANDLES_FILE,
+  /* NFS: HANDLES_FILE or HANDLES_PATH, by the server's handle format.  */
+  HANDLES_NFS
+};
+
 /* What is known of one filesystem instance (one st_dev).  */
 enum
 {
-  FS_MULTIPLEX = 1 << 0,        /* (dev, ino) is no identity there */
-  FS_PATH_HANDLES = 1 << 1,     /* file handles name paths (FUSE) */
+  FS_MULTIPLEX = 1 << 0,        /* (dev, ino) alone may not identify a file */
   FS_SUBVOL = 1 << 2,           /* SUBVOL is the dev's subvolume */
   FS_UUID_TRIED = 1 << 3,
   FS_HAS_UUID = 1 << 4,
@@ -110,6 +145,7 @@ struct fs_info
 {
   dev_t dev;
   unsigned int flags;
+  unsigned char handles;        /* enum handle_kind */
   uint64_t subvol;
   unsigned long f_type;
   unsigned char uuid[16];
@@ -158,26 +194,25 @@ fs_add (dev_t dev)
 }
 
 #if FILE_ID_LINUX
-/* Open, for ioctls and fstatfs, the directory NAME relative to DIRFD if
-   IS_DIR, else NAME's parent; never the file itself, which may be a FIFO
-   or a device.  IS_DIR comes from the caller's stat, so NAME is followed
-   only if the caller followed it.  NAME null means DIRFD itself.  Return
-   a descriptor of a directory on the filesystem whose st_dev is DEV (the
-   file itself if IS_DIR: inode INO), or -1.  *CLOSE_IT says whether the
-   caller must close it.  OFLAGS is O_RDONLY, or O_PATH where fstatfs is
-   all that is needed (no read permission is then needed).  */
+/* Open with O_PATH, for fstatfs and as a base for openat, the directory
+   NAME relative to DIRFD if IS_DIR, else NAME's parent; never the file
+   itself, which may be a FIFO or a device.  IS_DIR comes from the
+   caller's stat, so NAME is followed only if the caller followed it.
+   NAME null means DIRFD itself, which is then returned whatever it is.
+   Return a descriptor of a file on the filesystem whose st_dev is DEV
+   (the file itself if IS_DIR: inode INO), or -1 with errno set.
+   *CLOSE_IT says whether the caller must close it.
+   O_PATH needs no permission on the file, and without O_DIRECTORY it
+   triggers no automount: stock tools that only stat an automount point
+   never mount it, and neither must this.  */
 static int
 open_dir_of (int dirfd, char const *name, bool is_dir, dev_t dev, ino_t ino,
-             int oflags, bool *close_it)
+             bool *close_it, uint64_t *mnt_id, bool *has_mnt_id)
 {
   int fd;
   *close_it = false;
   if (!name)
-    {
-      if (!is_dir)
-        return -1;
-      fd = dirfd;
-    }
+    fd = dirfd;
   else
     {
       char const *open_name = name;
@@ -197,8 +232,7 @@ open_dir_of (int dirfd, char const *name, bool is_dir, dev_t dev, ino_t ino,
               open_name = parent;
             }
         }
-      fd = openat (dirfd, open_name,
-                   oflags | O_DIRECTORY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+      fd = openat (dirfd, open_name, O_PATH | O_NOCTTY | O_CLOEXEC);
       int e = errno;
       free (parent);
       errno = e;
@@ -207,54 +241,312 @@ open_dir_of (int dirfd, char const *name, bool is_dir, dev_t dev, ino_t ino,
       *close_it = true;
     }
   struct stat st;
-  if (fstat (fd, &st) != 0 || st.st_dev != dev
-      || (is_dir && st.st_ino != ino))
+  *has_mnt_id = false;
+  int r = -1;
+# if HAVE_STATX && defined STATX_MNT_ID
+  /* The mount ID comes with the same call, for mountinfo_9p.  */
+  struct statx stx;
+  r = file_id_statx (fd, "", AT_EMPTY_PATH | AT_NO_AUTOMOUNT,
+                     STATX_TYPE | STATX_INO | STATX_MNT_ID, &stx);
+  if (r == 0)
     {
+      st.st_dev = makedev (stx.stx_dev_major, stx.stx_dev_minor);
+      st.st_ino = stx.stx_ino;
+      st.st_mode = stx.stx_mode;
+      *mnt_id = stx.stx_mnt_id;
+      *has_mnt_id = !!(stx.stx_mask & STATX_MNT_ID);
+    }
+  else if (errno != ENOSYS)
+    r = -2;
+# endif
+  if (r == -1)
+    r = fstat (fd, &st);
+  if (r != 0)
+    {
+      int e = errno;
       if (*close_it)
         close (fd);
       *close_it = false;
+      errno = e;
+      return -1;
+    }
+  if (st.st_dev != dev || (is_dir && st.st_ino != ino)
+      || (name && !S_ISDIR (st.st_mode)))
+    {
+      /* Renamed meanwhile: nothing to learn now.  */
+      if (*close_it)
+        close (fd);
+      *close_it = false;
+      errno = ESTALE;
       return -1;
     }
   return fd;
 }
-#endif
 
-#if FILE_ID_LINUX
-/* Set FI's filesystem type from statfs of the directory of NAME
-   relative to DIRFD (see open_dir_of; no read permission needed).
-   Return the descriptor used, which the caller closes if *CLOSE_IT, or
-   -1 if the type cannot be known (then nothing is left open).  */
+/* Return a descriptor open for reading, as ioctls need, of the directory
+   that FD (from open_dir_of) refers to, or -1.  Never one of an autofs
+   mount point (F_TYPE, FD's filesystem type): opening it would mount
+   what it stands for.  The caller closes the result.  */
+static int
+reopen_dir (int fd, unsigned long f_type)
+{
+  if (f_type == AUTOFS_MAGIC)
+    {
+      errno = ENOTTY;
+      return -1;
+    }
+  return openat (fd, ".", O_RDONLY | O_DIRECTORY | O_NOCTTY | O_NONBLOCK
+                 | O_CLOEXEC);
+}
+
+/* The mounts known to be 9p, or not, by mount ID or, without one, by
+   device number.  Few programs meet more than a few mounts.  */
+struct mount_seen
+{
+  uint64_t id;
+  bool by_id;
+  bool nine_p;
+};
+static struct mount_seen *mounts_seen;
+static size_t mounts_seen_count;
+
+/* Whether the mount with ID MNT_ID (if BY_ID) or whose device is DEV is
+   a 9p filesystem, as /proc/self/mountinfo says; false if unknown.  */
+static bool
+mountinfo_9p (bool by_id, uint64_t mnt_id, dev_t dev)
+{
+  for (size_t i = 0; i < mounts_seen_count; i++)
+    if (mounts_seen[i].by_id == by_id
+        && mounts_seen[i].id == (by_id ? mnt_id : (uint64_t) dev))
+      return mounts_seen[i].nine_p;
+  bool nine_p = false;
+  FILE *f = fopen ("/proc/self/mountinfo", "re");
+  if (f)
+    {
+      char *line = NULL;
+      size_t size = 0;
+      while (getline (&line, &size, f) >= 0)
+        {
+          unsigned long long id;
+          unsigned int major, minor;
+          if (sscanf (line, "%llu %*u %u:%u", &id, &major, &minor) != 3
+              || (by_id ? id != mnt_id : makedev (major, minor) != dev))
+            continue;
+          char *sep = strstr (line, " - ");
+          nine_p = sep && strncmp (sep + 3, "9p ", 3) == 0;
+          break;
+        }
+      free (line);
+      fclose (f);
+    }
+  struct mount_seen *p = realloc (mounts_seen, ((mounts_seen_count + 1)
+                                                * sizeof *p));
+  if (p)
+    {
+      mounts_seen = p;
+      p[mounts_seen_count++] = (struct mount_seen) {
+        by_id ? mnt_id : (uint64_t) dev, by_id, nine_p };
+    }
+  return nine_p;
+}
+
+/* Set FI's filesystem type from fstatfs of the directory of NAME
+   relative to DIRFD (see open_dir_of).  Return the descriptor used,
+   which the caller closes if *CLOSE_IT, or -1 with errno set if the type
+   cannot be known (then nothing is left open).  */
 static int
 fs_type_learn (struct fs_info *fi, int dirfd, char const *name, bool is_dir,
                ino_t ino, bool *close_it)
 {
-  int fd = open_dir_of (dirfd, name, is_dir, fi->dev, ino,
-# ifdef O_PATH
-                        O_PATH,
-# else
-                        O_RDONLY,
-# endif
-                        close_it);
+  uint64_t mnt_id = 0;
+  bool has_mnt_id;
+  int fd = open_dir_of (dirfd, name, is_dir, fi->dev, ino, close_it,
+                        &mnt_id, &has_mnt_id);
   struct statfs sf;
   if (fd < 0 || fstatfs (fd, &sf) != 0)
     {
+      int e = errno;
       if (*close_it)
         close (fd);
       *close_it = false;
+      errno = e;
       return -1;
     }
   fi->f_type = (unsigned long) sf.f_type & 0xffffffffUL;
+  switch (fi->f_type)
+    {
+    case FUSE_MAGIC: case NFS_MAGIC: case SMB_MAGIC: case CIFS_MAGIC:
+    case SMB2_MAGIC: case V9FS_MAGIC: case CEPH_MAGIC: case AFS_MAGIC:
+    case AFS_FS_MAGIC: case OVERLAY_MAGIC: case AUTOFS_MAGIC:
+      break;
+    default:
+      /* On 9p, statfs gives the f_type of the filesystem that the server
+         shares (9P2000.L): btrfs or ext4, say.  A share that spans
+         several of the server's filesystems or subvolumes repeats inode
+         numbers under one st_dev, and only the mount table tells: read
+         once per mount, found by mount ID, or else by st_dev, which is a
+         9p mount's own.  */
+      if (mountinfo_9p (has_mnt_id, mnt_id, fi->dev))
+        fi->f_type = V9FS_MAGIC;
+      break;
+    }
   fi->flags |= FS_TYPE_KNOWN;
   return fd;
 }
 
+/* Whether the running kernel reports STATX_SUBVOL where a filesystem has
+   subvolumes (Linux 6.10+), overlayfs passing its layers' through.  */
+static bool
+kernel_reports_subvol (void)
+{
+  static int known;             /* 0: not yet asked; 1: yes; -1: no */
+  if (!known)
+    {
+      struct utsname u;
+      int major, minor;
+      known = (uname (&u) == 0
+               && sscanf (u.release, "%d.%d", &major, &minor) == 2
+               && (6 < major || (major == 6 && 10 <= minor))
+               ? 1 : -1);
+    }
+  return 0 < known;
+}
+
+/* Whether a layer of an overlayfs, the directory NAME, is on a
+   filesystem where (st_dev, st_ino) identifies a file: not one with
+   subvolumes, not a network or FUSE filesystem, not another overlay.  */
+static bool
+layer_exact (char const *name)
+{
+  int fd = open (name, O_PATH | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  struct statfs sf;
+  bool ok = fstatfs (fd, &sf) == 0;
+  close (fd);
+  if (!ok)
+    return false;
+  switch ((unsigned long) sf.f_type & 0xffffffffUL)
+    {
+    case BTRFS_MAGIC: case BCACHEFS_MAGIC: case OVERLAY_MAGIC:
+    case FUSE_MAGIC: case NFS_MAGIC: case SMB_MAGIC: case CIFS_MAGIC:
+    case SMB2_MAGIC: case V9FS_MAGIC: case CEPH_MAGIC: case AFS_MAGIC:
+    case AFS_FS_MAGIC:
+      return false;
+    default:
+      return true;
+    }
+}
+
+/* Decode, in place, the octal escapes (\ooo) with which
+   /proc/self/mountinfo shows special characters.  Return false if S
+   holds a backslash that is no such escape, or one that decodes to a
+   backslash: a layer list escaped that way is not worth guessing at.  */
+static bool
+mountinfo_unescape (char *s)
+{
+  char *d = s;
+  for (; *s; s++)
+    {
+      if (*s != '\\')
+        *d++ = *s;
+      else if ('0' <= s[1] && s[1] <= '3' && '0' <= s[2] && s[2] <= '7'
+               && '0' <= s[3] && s[3] <= '7')
+        {
+          char c = (s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0');
+          if (c == '\\' || c == '\0')
+            return false;
+          *d++ = c;
+          s += 3;
+        }
+      else
+        return false;
+    }
+  *d = '\0';
+  return true;
+}
+
+/* Whether every layer of the overlayfs whose st_dev is DEV is on a
+   filesystem where (st_dev, st_ino) identifies a file, as
+   /proc/self/mountinfo names the layers: then so does the overlay, and
+   its keys are exact.  False whenever that cannot be read or checked
+   (a container does not see the layers of its root filesystem).  */
+static bool
+overlay_layers_exact (dev_t dev)
+{
+  FILE *f = fopen ("/proc/self/mountinfo", "re");
+  if (!f)
+    return false;
+  char *line = NULL;
+  size_t size = 0;
+  bool found = false, exact = false;
+  while (!found && getline (&line, &size, f) >= 0)
+    {
+      /* ID PARENT MAJOR:MINOR ROOT MOUNTPOINT OPTIONS [TAGS...] - TYPE
+         SOURCE SUPEROPTIONS */
+      unsigned int major, minor;
+      if (sscanf (line, "%*u %*u %u:%u", &major, &minor) != 2
+          || makedev (major, minor) != dev)
+        continue;
+      char *sep = strstr (line, " - ");
+      if (!sep)
+        break;
+      char *type = sep + 3;
+      char *source = strchr (type, ' ');
+      char *opts = source ? strchr (source + 1, ' ') : NULL;
+      if (!opts || strncmp (type, "overlay ", 8) != 0)
+        break;
+      found = true;
+      opts[strcspn (opts, "\n")] = '\0';
+      int layers = 0;
+      exact = true;
+      char *osave;
+      for (char *o = strtok_r (opts + 1, ",", &osave); exact && o;
+           o = strtok_r (NULL, ",", &osave))
+        {
+          char *v;
+          if (strncmp (o, "lowerdir=", 9) == 0)
+            v = o + 9;
+          else if (strncmp (o, "lowerdir+=", 10) == 0
+                   || strncmp (o, "datadir+=", 9) == 0)
+            v = strchr (o, '=') + 1;
+          else if (strncmp (o, "upperdir=", 9) == 0)
+            v = o + 9;
+          else
+            continue;
+          if (!mountinfo_unescape (v))
+            exact = false;
+          /* Layers are separated by ':' (data-only ones by "::").  A
+             name with ':' in it fails below, as no such layer exists.  */
+          for (char *l = strtok_r (v, ":", &v); exact && l;
+               l = strtok_r (NULL, ":", &v))
+            {
+              exact = layer_exact (l);
+              layers++;
+            }
+        }
+      exact = exact && 0 < layers;
+    }
+  free (line);
+  fclose (f);
+  return exact;
+}
 #endif
+
+/* What fs_learn answers for a filesystem that cannot be examined now
+   (a file renamed meanwhile, EMFILE...): nothing is known, and nothing
+   is cached, so that a later file tries again.  Its (dev, ino) may not
+   identify a file, and its handles prove nothing.  */
+static struct fs_info fs_unknown = { .flags = FS_MULTIPLEX | FS_LEARNED,
+                                     .handles = HANDLES_NONE };
 
 /* Learn what we need of the filesystem of a file (dev DEV, a directory if
    IS_DIR, NAME relative to DIRFD) that the kernel gave no subvolume for.
-   Return its cache entry, or NULL if out of memory.  A filesystem that
-   cannot be examined is taken as one where (dev, ino) may not identify a
-   file: its keys compare as unknown, which callers resolve safely.  */
+   Return its cache entry, &fs_unknown if it cannot be examined now, or
+   NULL if out of memory.  A filesystem that can never be examined here
+   (a sandbox refuses it) is taken as one where (dev, ino) may not
+   identify a file: its keys compare as unknown unless their metadata
+   differ, which callers resolve safely.  */
 static struct fs_info *
 fs_learn (dev_t dev, ino_t ino, int dirfd, char const *name, bool is_dir)
 {
@@ -267,25 +559,42 @@ fs_learn (dev_t dev, ino_t ino, int dirfd, char const *name, bool is_dir)
     fi = fs_add (dev);
   if (!fi)
     return NULL;
-  fi->flags |= FS_LEARNED;
 #if FILE_ID_LINUX
   bool close_it;
   int fd = fs_type_learn (fi, dirfd, name, is_dir, ino, &close_it);
   if (fd < 0)
     {
-      /* Nothing known: not even that its handles name files.  */
-      fi->flags |= FS_MULTIPLEX | FS_PATH_HANDLES;
+      if (!unavailable (errno))
+        return &fs_unknown;
+      fi->flags |= FS_LEARNED | FS_MULTIPLEX;
+      fi->handles = HANDLES_NONE;
       return fi;
     }
+  fi->flags |= FS_LEARNED;
   switch (fi->f_type)
     {
     case FUSE_MAGIC:
-      fi->flags |= FS_MULTIPLEX | FS_PATH_HANDLES;
-      break;
-    case NFS_MAGIC: case SMB_MAGIC: case CIFS_MAGIC: case SMB2_MAGIC:
-    case V9FS_MAGIC: case CEPH_MAGIC: case AFS_MAGIC: case AFS_FS_MAGIC:
-    case OVERLAY_MAGIC: case BCACHEFS_MAGIC:
       fi->flags |= FS_MULTIPLEX;
+      fi->handles = HANDLES_PATH;
+      break;
+    case NFS_MAGIC:
+      fi->flags |= FS_MULTIPLEX;
+      fi->handles = HANDLES_NFS;
+      break;
+    case OVERLAY_MAGIC:
+      /* Exact where its layers are (a container's root on ext4 or xfs);
+         else, over btrfs subvolumes on a kernel that does not report
+         them, its handles embed the layers' own.  */
+      if (!overlay_layers_exact (dev))
+        {
+          fi->flags |= FS_MULTIPLEX;
+          fi->handles = HANDLES_FILE;
+        }
+      break;
+    case SMB_MAGIC: case CIFS_MAGIC: case SMB2_MAGIC: case V9FS_MAGIC:
+    case CEPH_MAGIC: case AFS_MAGIC: case AFS_FS_MAGIC: case BCACHEFS_MAGIC:
+      fi->flags |= FS_MULTIPLEX;
+      fi->handles = HANDLES_NONE;
       break;
     case BTRFS_MAGIC:
       /* No STATX_SUBVOL: an older kernel.  Locally each btrfs subvolume
@@ -297,8 +606,7 @@ fs_learn (dev_t dev, ino_t ino, int dirfd, char const *name, bool is_dir)
          and belong to no subvolume the kernel would name.  */
       if (! (is_dir && ino == 2))
       {
-        /* ioctl needs a descriptor opened for reading.  */
-        int rfd = openat (fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        int rfd = reopen_dir (fd, fi->f_type);
         struct btrfs_ioctl_ino_lookup_args args;
         memset (&args, 0, sizeof args);
         args.treeid = 0;
@@ -319,7 +627,8 @@ fs_learn (dev_t dev, ino_t ino, int dirfd, char const *name, bool is_dir)
   if (close_it)
     close (fd);
 #else
-  (void) dirfd, (void) name, (void) is_dir;
+  (void) ino, (void) dirfd, (void) name, (void) is_dir;
+  fi->flags |= FS_LEARNED;
 #endif
   return fi;
 }
@@ -334,9 +643,11 @@ id_init (struct file_id *id, dev_t dev, ino_t ino, mode_t mode)
   id->handle = NULL;
 }
 
-/* Complete *ID, for which the kernel gave no subvolume.  */
+/* Complete *ID, for which the kernel gave no subvolume.  STATX_SAID
+   says whether that is what a statx answered, rather than an fstatat
+   that could not ask.  */
 static void
-id_complete (struct file_id *id, int dirfd, char const *name)
+id_complete (struct file_id *id, int dirfd, char const *name, bool statx_said)
 {
   /* Consecutive files nearly always share a filesystem.  */
   struct fs_info *fi = (fs_last < fs_count && fs_cache[fs_last].dev == id->dev
@@ -344,6 +655,17 @@ id_complete (struct file_id *id, int dirfd, char const *name)
                         ? &fs_cache[fs_last]
                         : fs_learn (id->dev, id->ino, dirfd, name,
                                     !!(id->flags & FILE_ID_DIR)));
+#if FILE_ID_LINUX
+  /* On a kernel that reports subvolumes, an overlay that reports none
+     has no layer with subvolumes: (dev, ino) is what identifies its
+     files, as for stock tools.  */
+  if (fi && fi != &fs_unknown && statx_said
+      && (fi->flags & FS_MULTIPLEX) && fi->f_type == OVERLAY_MAGIC
+      && kernel_reports_subvol ())
+    fi->flags &= ~FS_MULTIPLEX;
+#else
+  (void) statx_said;
+#endif
   if (!fi || !(fi->flags & FS_MULTIPLEX))
     {
       id->flags |= FILE_ID_EXACT;
@@ -353,8 +675,6 @@ id_complete (struct file_id *id, int dirfd, char const *name)
           id->flags |= FILE_ID_HAS_SUBVOL;
         }
     }
-  else if (fi->flags & FS_PATH_HANDLES)
-    id->flags |= FILE_ID_PATH_HANDLES;
 }
 
 void
@@ -362,12 +682,14 @@ file_id_from_stat (struct file_id *id, struct stat const *st,
                    int dirfd, char const *name)
 {
   id_init (id, st->st_dev, st->st_ino, st->st_mode);
-  id_complete (id, dirfd, name);
+  id_complete (id, dirfd, name, false);
 }
 
 #if FILE_ID_LINUX && HAVE_STATX
 
-/* Whether the kernel lacks statx (or a sandbox refuses it).  */
+/* Whether the kernel lacks statx, or a sandbox refuses it: seccomp
+   profiles of container runtimes answer system calls they do not know
+   with EPERM, which statx gives for no other reason.  */
 static bool no_statx;
 
 int
@@ -380,8 +702,11 @@ file_id_statx (int dirfd, char const *name, int flags, unsigned int mask,
       return -1;
     }
   int r = statx (dirfd, name, flags, mask | STATX_SUBVOL, stx);
-  if (r != 0 && errno == ENOSYS)
-    no_statx = true;
+  if (r != 0 && (errno == ENOSYS || errno == EPERM))
+    {
+      no_statx = true;
+      errno = ENOSYS;
+    }
   return r;
 }
 
@@ -403,7 +728,7 @@ file_id_from_statx (struct file_id *id, struct statx const *stx,
       id->flags |= FILE_ID_HAS_SUBVOL | FILE_ID_EXACT;
     }
   else
-    id_complete (id, dirfd, name);
+    id_complete (id, dirfd, name, true);
 }
 
 static void
@@ -432,20 +757,23 @@ int
 file_id_stat_at (int dirfd, char const *name, struct stat *st, int flags,
                  struct file_id *id)
 {
+  /* "" with AT_EMPTY_PATH is DIRFD itself; opening "" relative to it
+     would fail.  */
+  char const *id_name = (flags & AT_EMPTY_PATH) && !*name ? NULL : name;
   struct statx stx;
   /* fstatat never triggers an automount; neither must this.  */
   if (file_id_statx (dirfd, name, flags | AT_NO_AUTOMOUNT,
                      STATX_BASIC_STATS, &stx) == 0)
     {
       statx_to_stat (st, &stx);
-      file_id_from_statx (id, &stx, dirfd, name);
+      file_id_from_statx (id, &stx, dirfd, id_name);
       return 0;
     }
   if (errno != ENOSYS)
     return -1;
   if (fstatat (dirfd, name, st, flags) != 0)
     return -1;
-  file_id_from_stat (id, st, dirfd, name);
+  file_id_from_stat (id, st, dirfd, id_name);
   return 0;
 }
 
@@ -481,7 +809,8 @@ file_id_stat_at (int dirfd, char const *name, struct stat *st, int flags,
 {
   if (fstatat (dirfd, name, st, flags) != 0)
     return -1;
-  file_id_from_stat (id, st, dirfd, name);
+  file_id_from_stat (id, st, dirfd,
+                     (flags & AT_EMPTY_PATH) && !*name ? NULL : name);
   return 0;
 }
 
@@ -491,87 +820,172 @@ file_id_stat_at (int dirfd, char const *name, struct stat *st, int flags,
 
 struct file_id_handle
 {
-  /* The metadata that judges files on filesystems with per-path handles,
-     or without handles.  */
+  /* The metadata that tell files apart where handles cannot, if
+     HAS_META.  */
   off_t size;
   nlink_t nlink;
   mode_t mode;
   struct timespec mtime;
   struct timespec ctime;
   int type;
-  unsigned int bytes;
+  unsigned int bytes;           /* 0 if KIND is HANDLES_NONE */
+  unsigned char kind;           /* enum handle_kind, never HANDLES_NFS */
+  bool has_meta;
   unsigned char f_handle[FLEXIBLE_ARRAY_MEMBER];
 };
-
-/* The type of a handle that holds only metadata.  */
-enum { NO_HANDLE = -1 };
 
 #if FILE_ID_LINUX && defined MAX_HANDLE_SZ
 /* Whether the kernel refused AT_HANDLE_FID (before Linux 6.5).  */
 static bool no_handle_fid;
+/* Whether name_to_handle_at is missing, or refused by a sandbox.  */
+static bool no_handles;
+
+/* The length of the file system ID that a handle of knfsd, Linux's NFS
+   server, holds for the ID type TYPE (fs/nfsd/nfsfh.h, key_len), or -1
+   if TYPE is unknown.  */
+static int
+knfsd_fsid_len (unsigned char type)
+{
+  static signed char const len[] = { 8, 4, 12, 8, 8, 8, 16, 24 };
+  return type < sizeof len ? len[type] : -1;
+}
+
+/* The length of a file ID of type TYPE (<linux/exportfs.h>) that names
+   a file and no directory it is in, or -1 for types that hold a parent,
+   and for those not known here.  */
+static int
+parentless_fid_len (unsigned char type)
+{
+  switch (type)
+    {
+    case 0x00: return 0;        /* FILEID_ROOT: the export's root */
+    case 0x01: return 8;        /* FILEID_INO32_GEN */
+    case 0x4d: return 20;       /* FILEID_BTRFS_WITHOUT_PARENT */
+    case 0x81: return 12;       /* FILEID_INO64_GEN, XFS's 64-bit one */
+    case 0xb1: return 16;       /* FILEID_BCACHEFS_WITHOUT_PARENT */
+    default: return -1;
+    }
+}
+
+/* The kind of the handle H of BYTES bytes that the Linux NFS client gave.
+   It embeds the server's handle (fs/nfs/export.c: the 64-bit file ID,
+   the file type, then a struct nfs_fh, a 16-bit length and the bytes).
+   That names a file only in a format known to carry no parent: knfsd's
+   version 1 with a file ID type without parent.  With the export option
+   subtree_check, knfsd puts the parent directory in the handles of other
+   files than directories, and two hard links in two directories get two
+   handles; other servers' formats are unknown.  */
+static enum handle_kind
+nfs_handle_kind (unsigned char const *h, unsigned int bytes)
+{
+  enum { SIZE_OFFSET = 12, DATA_OFFSET = SIZE_OFFSET + 2 };
+  unsigned short size;
+  if (bytes < DATA_OFFSET)
+    return HANDLES_PATH;
+  memcpy (&size, h + SIZE_OFFSET, sizeof size);
+  if (bytes - DATA_OFFSET < size || size < 4)
+    return HANDLES_PATH;
+  unsigned char const *fh = h + DATA_OFFSET;
+  int fsid_len = knfsd_fsid_len (fh[2]);
+  int fid_len = parentless_fid_len (fh[3]);
+  return (fh[0] == 1 && fh[1] == 0 && 0 <= fsid_len && 0 <= fid_len
+          && size == 4 + fsid_len + fid_len
+          ? HANDLES_FILE : HANDLES_PATH);
+}
 #endif
 
 int
 file_id_get_handle (struct file_id *id, int dirfd, char const *name,
                     int flags, struct stat const *st)
 {
+  struct fs_info *fi = fs_find (id->dev);
+  enum handle_kind kind = fi ? fi->handles : HANDLES_NONE;
+  int type = -1;
+  unsigned int bytes = 0;
 #if FILE_ID_LINUX && defined MAX_HANDLE_SZ
   union
   {
     struct file_handle fh;
     unsigned char buf[sizeof (struct file_handle) + MAX_HANDLE_SZ];
   } u;
-  int mnt_id;
-  int hflags = ((flags & AT_SYMLINK_FOLLOW) ? AT_SYMLINK_FOLLOW : 0)
-               | (name ? 0 : AT_EMPTY_PATH);
-  char const *hname = name ? name : "";
-  int r = -1;
-  /* A FID is all we need (we never open by handle), and some
-     filesystems (overlayfs) give only that.  */
-  if (!no_handle_fid)
+  /* A handle that proves nothing is not worth a system call.  */
+  if (kind != HANDLES_NONE && !no_handles)
     {
-      u.fh.handle_bytes = MAX_HANDLE_SZ;
-      r = name_to_handle_at (dirfd, hname, &u.fh, &mnt_id,
-                             hflags | AT_HANDLE_FID);
-      if (r != 0 && errno == EINVAL)
-        no_handle_fid = true;
-    }
-  if (r != 0 && no_handle_fid)
-    {
-      u.fh.handle_bytes = MAX_HANDLE_SZ;
-      r = name_to_handle_at (dirfd, hname, &u.fh, &mnt_id, hflags);
-    }
-  if (r != 0)
-    {
-      /* A filesystem that cannot encode handles (overlayfs before Linux
-         6.5 without nfs_export): keep the metadata, which still tells
-         apart files that differ.  */
-      if (errno != EOPNOTSUPP)
+      int mnt_id;
+      int hflags = ((flags & AT_SYMLINK_FOLLOW) ? AT_SYMLINK_FOLLOW : 0)
+                   | (name ? 0 : AT_EMPTY_PATH);
+      char const *hname = name ? name : "";
+      int r = -1;
+      /* A FID is all we need (we never open by handle), and some
+         filesystems (overlayfs) give only that.  */
+      if (!no_handle_fid)
+        {
+          u.fh.handle_bytes = MAX_HANDLE_SZ;
+          r = name_to_handle_at (dirfd, hname, &u.fh, &mnt_id,
+                                 hflags | AT_HANDLE_FID);
+          if (r != 0 && errno == EINVAL)
+            no_handle_fid = true;
+        }
+      if (r != 0 && no_handle_fid)
+        {
+          u.fh.handle_bytes = MAX_HANDLE_SZ;
+          r = name_to_handle_at (dirfd, hname, &u.fh, &mnt_id, hflags);
+        }
+      if (r == 0)
+        {
+          type = u.fh.handle_type;
+          bytes = u.fh.handle_bytes;
+          if (kind == HANDLES_NFS)
+            kind = nfs_handle_kind (u.fh.f_handle, bytes);
+        }
+      else if (errno == ENOSYS || errno == EPERM)
+        {
+          /* Not here at all, or refused by a sandbox: the metadata
+             alone still tell apart files that differ.  */
+          no_handles = true;
+          kind = HANDLES_NONE;
+        }
+      else if (errno == EOPNOTSUPP)
+        {
+          /* A filesystem that cannot encode handles (overlayfs before
+             Linux 6.6 without nfs_export).  */
+          if (fi)
+            fi->handles = HANDLES_NONE;
+          kind = HANDLES_NONE;
+        }
+      else
         return -1;
-      u.fh.handle_type = NO_HANDLE;
-      u.fh.handle_bytes = 0;
     }
+  else
+    kind = HANDLES_NONE;
+#else
+  (void) dirfd, (void) name, (void) flags;
+  kind = HANDLES_NONE;
+#endif
+  if (kind == HANDLES_NONE)
+    bytes = 0;
   struct file_id_handle *h
-    = malloc (FLEXSIZEOF (struct file_id_handle, f_handle,
-                          u.fh.handle_bytes));
+    = malloc (FLEXSIZEOF (struct file_id_handle, f_handle, bytes));
   if (!h)
     return -1;
-  h->size = st->st_size;
-  h->nlink = st->st_nlink;
-  h->mode = st->st_mode;
-  h->mtime = st->st_mtim;
-  h->ctime = st->st_ctim;
-  h->type = u.fh.handle_type;
-  h->bytes = u.fh.handle_bytes;
-  memcpy (h->f_handle, u.fh.f_handle, u.fh.handle_bytes);
+  h->has_meta = !!st;
+  if (st)
+    {
+      h->size = st->st_size;
+      h->nlink = st->st_nlink;
+      h->mode = st->st_mode;
+      h->mtime = st->st_mtim;
+      h->ctime = st->st_ctim;
+    }
+  h->type = type;
+  h->bytes = bytes;
+  h->kind = kind;
+#if FILE_ID_LINUX && defined MAX_HANDLE_SZ
+  memcpy (h->f_handle, u.fh.f_handle, bytes);
+#endif
   free (id->handle);
   id->handle = h;
   return 0;
-#else
-  (void) id, (void) dirfd, (void) name, (void) flags, (void) st;
-  errno = ENOTSUP;
-  return -1;
-#endif
 }
 
 void
@@ -615,27 +1029,32 @@ file_id_compare (struct file_id const *a, struct file_id const *b)
   struct file_id_handle const *hb = b->handle;
   if (!ha || !hb)
     return FILE_ID_UNKNOWN;
-  bool no_handle = ha->type == NO_HANDLE || hb->type == NO_HANDLE;
-  if (!no_handle && ha->type == hb->type && ha->bytes == hb->bytes
-      && memcmp (ha->f_handle, hb->f_handle, ha->bytes) == 0)
-    return FILE_ID_SAME;
-  if (!no_handle && !((a->flags | b->flags) & FILE_ID_PATH_HANDLES))
-    return FILE_ID_DIFFERENT;
-  if (no_handle && (a->flags & FILE_ID_DIR))
+  bool handles = ha->kind != HANDLES_NONE && hb->kind != HANDLES_NONE;
+  if (handles)
+    {
+      if (ha->type == hb->type && ha->bytes == hb->bytes
+          && memcmp (ha->f_handle, hb->f_handle, ha->bytes) == 0)
+        return FILE_ID_SAME;
+      if (ha->kind == HANDLES_FILE && hb->kind == HANDLES_FILE)
+        return FILE_ID_DIFFERENT;
+    }
+  /* The handles prove nothing.  Files whose metadata differ are
+     different files.  Files that agree are alike if they have several
+     links: hard links of one file, or copies with the same metadata (a
+     snapshot's copy keeps them until it is changed, and a change within
+     one tick of a coarse clock may keep them too).  With one link, or for
+     directories, different handles that name paths say that they are two
+     names, which one file has only through a bind mount: unknown.  Where
+     no handle could have said anything, (st_dev, st_ino) and metadata
+     are all there is, as for the stock tools: alike.  */
+  if (!ha->has_meta || !hb->has_meta)
     return FILE_ID_UNKNOWN;
-  /* Per-path handles (or none): different handles do not prove different
-     files, except for directories, which cannot be hard-linked.  Files whose
-     metadata differ are different.  Files that agree are hard links of
-     one file, or copies with the same content, if the file has several
-     links; with one link, they are one file seen through two paths (a
-     bind mount in the view) or identical copies.  */
-  if (a->flags & FILE_ID_DIR)
-    return FILE_ID_DIFFERENT;
   if (ha->size != hb->size || ha->nlink != hb->nlink || ha->mode != hb->mode
       || !timespec_eq (ha->mtime, hb->mtime)
       || !timespec_eq (ha->ctime, hb->ctime))
     return FILE_ID_DIFFERENT;
-  return 1 < ha->nlink ? FILE_ID_ALIKE : FILE_ID_UNKNOWN;
+  return (!handles || (!(a->flags & FILE_ID_DIR) && 1 < ha->nlink)
+          ? FILE_ID_ALIKE : FILE_ID_UNKNOWN);
 }
 
 enum file_id_answer
@@ -678,67 +1097,73 @@ file_id_needs_handle (struct file_id const *id)
 
 /* Fill FI's UUID, if not tried yet, through NAME relative to DIRFD (NAME
    null: DIRFD itself), a directory with inode number INO if IS_DIR, else
-   a file in the directory to open.  Return whether FI has a UUID.  */
+   a file in the directory to open.  Return whether FI has a UUID.  A
+   failure that says nothing of the filesystem (EMFILE, a rename) leaves
+   it to be tried again.  */
 static bool
 fs_uuid_learn (struct fs_info *fi, int dirfd, char const *name, bool is_dir,
                ino_t ino)
 {
   if (!(fi->flags & FS_UUID_TRIED))
     {
-      fi->flags |= FS_UUID_TRIED;
 #if FILE_ID_LINUX
       bool close_it;
-      int fd = open_dir_of (dirfd, name, is_dir, fi->dev, ino, O_RDONLY,
-                            &close_it);
-      if (0 <= fd)
+      int fd = fs_type_learn (fi, dirfd, name, is_dir, ino, &close_it);
+      int rfd = fd < 0 ? -1 : reopen_dir (fd, fi->f_type);
+      if (rfd < 0)
         {
-          static unsigned char const zero[16];
-          struct fsuuid2 u;
-          memset (&u, 0, sizeof u);
-          if (ioctl (fd, FS_IOC_GETFSUUID, &u) == 0 && u.len == 16)
-            memcpy (fi->uuid, u.uuid, 16);
-# if HAVE_LINUX_BTRFS_H
-          else
-            {
-              /* btrfs answers ENOTTY to the generic ioctl.  */
-              struct btrfs_ioctl_fs_info_args args;
-              memset (&args, 0, sizeof args);
-              if (ioctl (fd, BTRFS_IOC_FS_INFO, &args) == 0)
-                memcpy (fi->uuid, args.fsid, 16);
-              else if (is_dir && ino == 2 && name)
-                {
-                  /* The empty placeholder that a snapshot holds for a
-                     nested subvolume answers no btrfs ioctl; it belongs
-                     to the filesystem of the directory that holds it.  */
-                  struct statfs sf;
-                  size_t len = strlen (name);
-                  char *up = malloc (len + sizeof "/..");
-                  int pfd = -1;
-                  if (up && fstatfs (fd, &sf) == 0
-                      && ((unsigned long) sf.f_type & 0xffffffffUL)
-                         == BTRFS_MAGIC)
-                    {
-                      memcpy (up, name, len);
-                      strcpy (up + len, "/..");
-                      pfd = openat (dirfd, up, O_RDONLY | O_DIRECTORY
-                                    | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-                    }
-                  free (up);
-                  memset (&args, 0, sizeof args);
-                  if (0 <= pfd && ioctl (pfd, BTRFS_IOC_FS_INFO, &args) == 0)
-                    memcpy (fi->uuid, args.fsid, 16);
-                  if (0 <= pfd)
-                    close (pfd);
-                }
-            }
-# endif
-          if (memcmp (fi->uuid, zero, 16) != 0)
-            fi->flags |= FS_HAS_UUID;
+          if (unavailable (errno))
+            fi->flags |= FS_UUID_TRIED;
           if (close_it)
             close (fd);
+          return false;
         }
+      fi->flags |= FS_UUID_TRIED;
+      static unsigned char const zero[16];
+      struct fsuuid2 u;
+      memset (&u, 0, sizeof u);
+      if (ioctl (rfd, FS_IOC_GETFSUUID, &u) == 0 && u.len == 16)
+        memcpy (fi->uuid, u.uuid, 16);
+# if HAVE_LINUX_BTRFS_H
+      else if (fi->f_type == BTRFS_MAGIC)
+        {
+          /* btrfs answers ENOTTY to the generic ioctl.  */
+          struct btrfs_ioctl_fs_info_args args;
+          memset (&args, 0, sizeof args);
+          if (ioctl (rfd, BTRFS_IOC_FS_INFO, &args) == 0)
+            memcpy (fi->uuid, args.fsid, 16);
+          else if (is_dir && ino == 2 && name)
+            {
+              /* The empty placeholder that a snapshot holds for a nested
+                 subvolume answers no btrfs ioctl; it belongs to the
+                 filesystem of the directory that holds it.  */
+              size_t len = strlen (name);
+              char *up = malloc (len + sizeof "/..");
+              int pfd = -1;
+              if (up)
+                {
+                  memcpy (up, name, len);
+                  strcpy (up + len, "/..");
+                  pfd = openat (dirfd, up, O_RDONLY | O_DIRECTORY
+                                | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+                }
+              free (up);
+              memset (&args, 0, sizeof args);
+              if (0 <= pfd && ioctl (pfd, BTRFS_IOC_FS_INFO, &args) == 0)
+                memcpy (fi->uuid, args.fsid, 16);
+              if (0 <= pfd)
+                close (pfd);
+            }
+        }
+# endif
+      if (memcmp (fi->uuid, zero, 16) != 0)
+        fi->flags |= FS_HAS_UUID;
+      close (rfd);
+      if (close_it)
+        close (fd);
 #else
       (void) dirfd, (void) name, (void) is_dir, (void) ino;
+      fi->flags |= FS_UUID_TRIED;
 #endif
     }
   return !!(fi->flags & FS_HAS_UUID);

@@ -50,23 +50,33 @@ extern "C" {
 # define STATX_SUBVOL 0x00008000U
 #endif
 
-/* The answer to "are these the same file?".  ALIKE is the best a view
-   whose file handles name paths (FUSE) can say of two names of a file
-   with several links: their handles differ, but size, mode, link count,
-   mtime and ctime agree, so they are hard links of one file or one is an
-   unchanged copy of the other (a snapshot's copy keeps the ctime, which
-   any change of content would update).  Callers resolve ALIKE and UNKNOWN
-   according to what is at stake:
+/* The answer to "are these the same file?".  "Different" needs proof:
+   different subvolume IDs from the kernel; different file handles of a
+   format known to name files, not paths (not FUSE, whose handles name
+   paths; on NFS only handles of Linux's knfsd that hold no parent
+   directory, which subtree_check exports add); otherwise different
+   metadata (size, mode, link count, mtime, ctime) from fresh stats.
+   Equal subvolume IDs with equal (st_dev, st_ino), equal handles, or
+   (st_dev, st_ino) where they identify a file prove "same".  Anything
+   else is ALIKE or UNKNOWN.  ALIKE: the metadata agree, and the files
+   are non-directories with several links (two links of one file, or a
+   copy not changed since: a snapshot keeps the metadata), or no handle
+   could have told them apart (then the metadata are all there is, as for
+   the stock tools).  UNKNOWN: handles that name paths differ, for a
+   directory or a file with one link (two names, which one file has only
+   through a bind mount), or nothing is known.  Callers resolve ALIKE and
+   UNKNOWN according to what is at stake:
    - guards that protect data (cp's "are the same file", copying a
      directory into itself, rm's --preserve-root) treat both as SAME,
      as the tools always did;
-   - hard-link bookkeeping (du's counting, cp's link preservation) treats
-     ALIKE as SAME, which at worst links identical copies, and UNKNOWN as
-     DIFFERENT, so that files that may differ are never merged;
-   - loop detection treats UNKNOWN directories as different (directories
-     are never ALIKE); where a view gives directories no identity at all,
-     the traversal must bound the repetitions of one (dev, ino) on its
-     path (see file-id.txt).  */
+   - hard-link bookkeeping (du's counting, find -samefile) treats ALIKE
+     as SAME and UNKNOWN as DIFFERENT, so that files that may differ are
+     never merged; cp -a links an ALIKE pair only after comparing their
+     contents;
+   - loop detection treats UNKNOWN and ALIKE directories as different,
+     and bounds the repetitions of one (dev, ino) with equal metadata on
+     its path (see file-id.txt), so that a walk ends even where
+     directories have no identity.  */
 enum file_id_answer
 {
   FILE_ID_DIFFERENT = 0,
@@ -83,9 +93,7 @@ enum
   /* (dev, subvol, ino) identifies the file: equal keys are one file.  */
   FILE_ID_EXACT = 1 << 1,
   /* The file is a directory.  */
-  FILE_ID_DIR = 1 << 2,
-  /* The filesystem's file handles name a path, not a file (FUSE).  */
-  FILE_ID_PATH_HANDLES = 1 << 3
+  FILE_ID_DIR = 1 << 2
 };
 
 struct file_id_handle;
@@ -169,16 +177,19 @@ extern bool file_id_needs_handle (struct file_id const *id)
   _GL_ATTRIBUTE_NONNULL ((1)) _GL_ATTRIBUTE_PURE;
 
 /* Attach to ID a file handle of NAME relative to DIRFD (NAME null: DIRFD
-   itself), with the metadata of ST that judges files on filesystems with
-   per-path handles.  One name_to_handle_at call; the file is not opened and
-   a symbolic link is followed only with AT_SYMLINK_FOLLOW in FLAGS.  Where
-   the filesystem cannot encode handles (EOPNOTSUPP), attach the metadata
-   alone: files whose metadata differ still compare as different.  Return
-   0, or -1 with errno set; *ID is then unchanged.  */
+   itself), with the metadata of ST, which must come from a stat that
+   asked for them (size, mode, link count, mtime and ctime): where handles
+   cannot tell files apart, different metadata still do.  ST null: no
+   metadata, for a file the caller is about to change (a directory it
+   copies into).  At most one name_to_handle_at call, none where handles
+   prove nothing (9p, CIFS: see file-id.txt) or a sandbox refused one
+   already; the file is not opened and a symbolic link is followed only
+   with AT_SYMLINK_FOLLOW in FLAGS.  Return 0, or -1 with errno set; *ID
+   is then unchanged.  */
 extern int file_id_get_handle (struct file_id *id, int dirfd,
                                char const *name, int flags,
                                struct stat const *st)
-  _GL_ATTRIBUTE_NONNULL ((1, 5));
+  _GL_ATTRIBUTE_NONNULL ((1));
 
 /* Free what ID owns (its handle).  */
 extern void file_id_release (struct file_id *id)
