@@ -6,15 +6,17 @@
 #                                  its loop devices and remove it
 #   fixture.sh tree KIND DIR       make a scratch tree DIR (see tree below)
 #
-# NAME is btrfs, bindfs, overlay, ext4clones, ext4, tmpfs, nfs3 or nfs42.
+# NAME is btrfs, bindfs, overlay, container, ext4clones, ext4, tmpfs,
+# nfs3, nfs42, nfs3-subtree, nfs42-subtree, 9p or automount.
 # Exit status 77, with the reason on stderr, when this machine cannot
 # provide the fixture (not root, no loop devices, no FUSE, no NFS...).
 #
-# The btrfs layout, seen the same way through bindfs and NFS:
+# The btrfs layout, seen the same way through bindfs, NFS and 9p:
 #   top-file                  a file in the top-level subvolume (ID 5)
 #   vol/                      a subvolume
 #     f, restore.txt          plain files
 #     x, x-link               a hard-linked pair
+#     h, dir/h-link           a hard-linked pair in two directories
 #     dir/g, sym -> f         a subdirectory and a symbolic link
 #     dir/up -> ..            a symbolic link loop (for find -L)
 #     nested/n                a nested subvolume
@@ -24,6 +26,17 @@
 #                             nested as an empty placeholder (inode 2)
 # vol/restore.txt was rewritten after the snapshots, so snap/restore.txt
 # holds the old content: restoring it is a copy between different files.
+#
+# nfs3 and nfs42 are the btrfs exported with no_subtree_check (the
+# default), nfs3-subtree and nfs42-subtree the same with subtree_check:
+# the server then puts a file's directory in its handle, and two links of
+# one file in two directories get two handles.  9p is the host's btrfs
+# shared into a QEMU guest with QEMU's multidevs=warn: one st_dev, the
+# host's inode numbers.  container is an overlayfs whose layers are
+# directories of one ext4, as a container's root: (st_dev, st_ino)
+# identifies its files.  automount is a tmpfs tree holding auto/, an
+# autofs direct mount point that mounts a tmpfs on first use (in the QEMU
+# guest, which has autofs).
 
 set -u
 export LC_ALL=C
@@ -64,6 +77,8 @@ up_btrfs_layout () {
   echo g > "$m/vol/dir/g"
   ln -s f "$m/vol/sym"
   ln -s .. "$m/vol/dir/up"
+  echo h > "$m/vol/h"
+  ln "$m/vol/h" "$m/vol/dir/h-link"
   echo old > "$m/vol/restore.txt"
   btrfs -q subvolume create "$m/vol/nested" >/dev/null
   echo n > "$m/vol/nested/n"
@@ -108,6 +123,9 @@ up () {
       btrfs -q subvolume create "$l/lower" >/dev/null
       echo p-content > "$l/lower/p1"
       ln "$l/lower/p1" "$l/lower/p1-link"
+      mkdir "$l/lower/hdir"
+      echo h > "$l/lower/h"
+      ln "$l/lower/h" "$l/lower/hdir/h-link"
       btrfs -q subvolume create "$l/lower/nested" >/dev/null
       echo n > "$l/lower/nested/n"
       btrfs -q subvolume create "$l/upper" >/dev/null
@@ -119,6 +137,23 @@ up () {
       mount -t overlay overlay \
         -o "lowerdir=$l/lower,upperdir=$l/upper,workdir=$l/work" "$m" \
         || unsupported "cannot mount overlayfs over btrfs subvolumes here" ;;
+    container)
+      # A container's root: an overlayfs whose layers are directories of
+      # one ext4.  Both layers hold a hard-linked pair in two directories.
+      need_loop; need_fs ext4; need_fs overlay; need_cmd mkfs.ext4
+      make_image "$w/container.img" 32
+      mkfs.ext4 -q -F "$w/container.img" || fail "mkfs.ext4 failed"
+      local c=$w/container-layers
+      mkdir -p "$c" "$m"
+      mount -o loop "$w/container.img" "$c" || fail "cannot mount ext4"
+      mkdir -p "$c/lower" "$c/upper" "$c/work"
+      populate_plain "$c/lower"
+      mkdir "$c/upper/u" "$c/upper/dir"
+      echo u > "$c/upper/u/k"
+      ln "$c/upper/u/k" "$c/upper/dir/k-link"
+      mount -t overlay overlay \
+        -o "lowerdir=$c/lower,upperdir=$c/upper,workdir=$c/work" "$m" \
+        || unsupported "cannot mount overlayfs over ext4 here" ;;
     ext4clones)
       # One ext4 image and a byte copy of it: equal UUIDs, equal inode
       # numbers, different filesystems; then the copy's c is rewritten.
@@ -152,22 +187,49 @@ up () {
       mkdir -p "$m"
       mount -t tmpfs -o size=16m tmpfs "$m" || fail "cannot mount tmpfs"
       populate_plain "$m" ;;
-    nfs3|nfs42)
+    nfs3|nfs42|nfs3-subtree|nfs42-subtree)
       need_root
       test -x "$here/../guest/nfs" || unsupported "no NFS helper"
       grep -qw nfsd /proc/filesystems || modprobe nfsd 2>/dev/null
       grep -qw nfsd /proc/filesystems \
         || unsupported "no kernel NFS server here (the NFS cases run in the QEMU guest)"
       mountpoint -q "$w/btrfs" || up btrfs "$w"
+      # One server for all four: the btrfs exported twice, the second
+      # time with subtree_check, by the name $w/btrfs-subtree.
       if ! test -f "$w/.nfs-started"; then
-        "$here/../guest/nfs" start "$w/btrfs" >&2 || fail "cannot start nfsd"
+        "$here/../guest/nfs" start "$w/btrfs" --subtree-check-at "$w/btrfs-subtree" >&2 \
+          || fail "cannot start nfsd"
         touch "$w/.nfs-started"
       fi
       mkdir -p "$m"
       case $name in
         nfs3) "$here/../guest/nfs" mount 3 "$w/btrfs" "$m" ;;
         nfs42) "$here/../guest/nfs" mount 4.2 "$w/btrfs" "$m" ;;
+        nfs3-subtree) "$here/../guest/nfs" mount 3 "$w/btrfs-subtree" "$m" ;;
+        nfs42-subtree) "$here/../guest/nfs" mount 4.2 "$w/btrfs-subtree" "$m" ;;
       esac >&2 || fail "cannot mount $name" ;;
+    9p)
+      # The host's btrfs fixture, shared into the guest by guest.exp at
+      # the path it has on the host (SUBVOL_9P_VIEW).
+      test -n "${SUBVOL_9P_VIEW-}" \
+        || unsupported "no 9p share of the host's btrfs (the 9p cases run in the QEMU guest)"
+      grep -qs " ${SUBVOL_9P_VIEW} 9p " /proc/mounts \
+        || unsupported "$SUBVOL_9P_VIEW is not a 9p mount here"
+      mkdir -p "$m"
+      mount --bind "$SUBVOL_9P_VIEW" "$m" || fail "cannot bind-mount $SUBVOL_9P_VIEW" ;;
+    automount)
+      need_root
+      test -x "$here/../guest/autofs" || unsupported "no autofs helper"
+      command -v automount >/dev/null 2>&1 \
+        || unsupported "no automount daemon (the automount cases run in the QEMU guest)"
+      grep -qw autofs /proc/filesystems || modprobe autofs 2>/dev/null
+      grep -qw autofs /proc/filesystems || unsupported "this kernel has no autofs"
+      mkdir -p "$m"
+      mount -t tmpfs -o size=4m tmpfs "$m" || fail "cannot mount tmpfs"
+      populate_plain "$m"
+      "$here/../guest/autofs" start "$m/auto" tmpfs >&2 \
+        || fail "cannot start the automount daemon"
+      touch "$w/.autofs-started" ;;
     *) fail "unknown fixture $name" ;;
   esac
 }
@@ -181,17 +243,23 @@ populate_plain () {
   mkdir -p "$m/dir/sub"
   echo g > "$m/dir/sub/g"
   ln -s f "$m/sym"
+  echo h > "$m/h"
+  ln "$m/h" "$m/dir/h-link"
 }
 
 down () {
   w=$1
   test -d "$w" || return 0
   if test -f "$w/.nfs-started"; then
-    for n in nfs3 nfs42; do
+    for n in nfs3 nfs42 nfs3-subtree nfs42-subtree; do
       mountpoint -q "$w/$n" && umount -f "$w/$n"
     done
     "$here/../guest/nfs" stop >/dev/null 2>&1
   fi
+  if test -f "$w/.autofs-started"; then
+    "$here/../guest/autofs" stop >/dev/null 2>&1
+  fi
+
   # Innermost first; lazily as a last resort, so teardown always ends.
   wr=$(realpath "$w")
   awk -v w="$wr/" 'index($5 "/", w) == 1 { print $5 }' /proc/self/mountinfo \
@@ -204,7 +272,7 @@ down () {
       losetup -d "$dev" 2>/dev/null
     done
   done
-  rm -rf "$wr"
+  rm -rf --one-file-system "$wr"
 }
 
 # A scratch tree for the tools that change or delete what they walk (rm,
