@@ -16,7 +16,7 @@
 #   vol/                      a subvolume
 #     f, restore.txt          plain files
 #     x, x-link               a hard-linked pair
-#     h, dir/h-link           a hard-linked pair in two directories
+#     hl/h, hl/dir/h-link     a hard-linked pair in two directories
 #     dir/g, sym -> f         a subdirectory and a symbolic link
 #     dir/up -> ..            a symbolic link loop (for find -L)
 #     nested/n                a nested subvolume
@@ -77,8 +77,9 @@ up_btrfs_layout () {
   echo g > "$m/vol/dir/g"
   ln -s f "$m/vol/sym"
   ln -s .. "$m/vol/dir/up"
-  echo h > "$m/vol/h"
-  ln "$m/vol/h" "$m/vol/dir/h-link"
+  mkdir -p "$m/vol/hl/dir"
+  echo h > "$m/vol/hl/h"
+  ln "$m/vol/hl/h" "$m/vol/hl/dir/h-link"
   echo old > "$m/vol/restore.txt"
   btrfs -q subvolume create "$m/vol/nested" >/dev/null
   echo n > "$m/vol/nested/n"
@@ -123,9 +124,9 @@ up () {
       btrfs -q subvolume create "$l/lower" >/dev/null
       echo p-content > "$l/lower/p1"
       ln "$l/lower/p1" "$l/lower/p1-link"
-      mkdir "$l/lower/hdir"
-      echo h > "$l/lower/h"
-      ln "$l/lower/h" "$l/lower/hdir/h-link"
+      mkdir -p "$l/lower/hl/dir"
+      echo h > "$l/lower/hl/h"
+      ln "$l/lower/hl/h" "$l/lower/hl/dir/h-link"
       btrfs -q subvolume create "$l/lower/nested" >/dev/null
       echo n > "$l/lower/nested/n"
       btrfs -q subvolume create "$l/upper" >/dev/null
@@ -243,8 +244,9 @@ populate_plain () {
   mkdir -p "$m/dir/sub"
   echo g > "$m/dir/sub/g"
   ln -s f "$m/sym"
-  echo h > "$m/h"
-  ln "$m/h" "$m/dir/h-link"
+  mkdir -p "$m/hl/dir"
+  echo h > "$m/hl/h"
+  ln "$m/hl/h" "$m/hl/dir/h-link"
 }
 
 down () {
