@@ -299,55 +299,117 @@ reopen_dir (int fd, unsigned long f_type)
                  | O_CLOEXEC);
 }
 
-/* The mounts known to be 9p, or not, by mount ID or, without one, by
-   device number.  Few programs meet more than a few mounts.  */
+/* The mounts, from /proc/self/mountinfo: their IDs, devices and whether
+   they are 9p.  Read once, and again only for a mount not in it (one
+   mounted since).  Devices looked up in vain are added, as not 9p.  */
 struct mount_seen
 {
   uint64_t id;
-  bool by_id;
+  dev_t dev;
   bool nine_p;
 };
-static struct mount_seen *mounts_seen;
-static size_t mounts_seen_count;
+static struct mount_seen *mounts;
+static size_t mounts_count;
+static size_t mounts_alloc;
 
-/* Whether the mount with ID MNT_ID (if BY_ID) or whose device is DEV is
-   a 9p filesystem, as /proc/self/mountinfo says; false if unknown.  */
+static bool
+mounts_add (uint64_t id, dev_t dev, bool nine_p)
+{
+  if (mounts_count == mounts_alloc)
+    {
+      size_t n = mounts_alloc ? 2 * mounts_alloc : 64;
+      struct mount_seen *p = realloc (mounts, n * sizeof *p);
+      if (!p)
+        return false;
+      mounts = p;
+      mounts_alloc = n;
+    }
+  mounts[mounts_count++] = (struct mount_seen) { id, dev, nine_p };
+  return true;
+}
+
+/* Parse the unsigned decimal number at *P, and step over it and the
+   character that ends it.  */
+static uint64_t
+parse_num (char const **p)
+{
+  uint64_t n = 0;
+  for (; '0' <= **p && **p <= '9'; (*p)++)
+    n = 10 * n + (**p - '0');
+  if (**p)
+    (*p)++;
+  return n;
+}
+
+/* Read the mount table into MOUNTS.  One buffer and a scan by hand: the
+   whole table costs fewer instructions than stdio and sscanf would.  */
+static void
+mounts_read (void)
+{
+  int fd = open ("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return;
+  size_t size = 0, used = 0;
+  char *buf = NULL;
+  for (;;)
+    {
+      if (size - used < 4096)
+        {
+          size_t n = size ? 2 * size : 64 * 1024;
+          char *p = realloc (buf, n + 1);
+          if (!p)
+            break;
+          buf = p;
+          size = n;
+        }
+      ssize_t r = read (fd, buf + used, size - used);
+      if (r <= 0)
+        break;
+      used += r;
+    }
+  close (fd);
+  if (!buf)
+    return;
+  buf[used] = '\0';
+  mounts_count = 0;
+  for (char const *line = buf; *line; )
+    {
+      /* ID PARENT MAJOR:MINOR ROOT MOUNTPOINT OPTIONS [TAGS...] - TYPE ... */
+      char const *end = strchr (line, '\n');
+      if (!end)
+        end = line + strlen (line);
+      char const *p = line;
+      uint64_t id = parse_num (&p);
+      parse_num (&p);
+      unsigned int major = parse_num (&p);
+      unsigned int minor = parse_num (&p);
+      char const *sep = strstr (p, " - ");
+      bool nine_p = sep && sep < end && strncmp (sep + 3, "9p ", 3) == 0;
+      if (!mounts_add (id, makedev (major, minor), nine_p))
+        break;
+      line = *end ? end + 1 : end;
+    }
+  free (buf);
+}
+
+/* Whether the mount with ID MNT_ID (if BY_ID) or, else, whose device is
+   DEV is a 9p filesystem, as /proc/self/mountinfo says; false if
+   unknown.  */
 static bool
 mountinfo_9p (bool by_id, uint64_t mnt_id, dev_t dev)
 {
-  for (size_t i = 0; i < mounts_seen_count; i++)
-    if (mounts_seen[i].by_id == by_id
-        && mounts_seen[i].id == (by_id ? mnt_id : (uint64_t) dev))
-      return mounts_seen[i].nine_p;
-  bool nine_p = false;
-  FILE *f = fopen ("/proc/self/mountinfo", "re");
-  if (f)
+  for (int pass = 0; pass < 2; pass++)
     {
-      char *line = NULL;
-      size_t size = 0;
-      while (getline (&line, &size, f) >= 0)
-        {
-          unsigned long long id;
-          unsigned int major, minor;
-          if (sscanf (line, "%llu %*u %u:%u", &id, &major, &minor) != 3
-              || (by_id ? id != mnt_id : makedev (major, minor) != dev))
-            continue;
-          char *sep = strstr (line, " - ");
-          nine_p = sep && strncmp (sep + 3, "9p ", 3) == 0;
-          break;
-        }
-      free (line);
-      fclose (f);
+      for (size_t i = 0; i < mounts_count; i++)
+        if (by_id ? mounts[i].id == mnt_id : mounts[i].dev == dev)
+          return mounts[i].nine_p;
+      if (pass == 0)
+        mounts_read ();
     }
-  struct mount_seen *p = realloc (mounts_seen, ((mounts_seen_count + 1)
-                                                * sizeof *p));
-  if (p)
-    {
-      mounts_seen = p;
-      p[mounts_seen_count++] = (struct mount_seen) {
-        by_id ? mnt_id : (uint64_t) dev, by_id, nine_p };
-    }
-  return nine_p;
+  /* Not a mount's own device (a btrfs subvolume), or not there.  */
+  if (!by_id)
+    mounts_add (UINT64_MAX, dev, false);
+  return false;
 }
 
 /* Set FI's filesystem type from fstatfs of the directory of NAME
@@ -384,9 +446,11 @@ fs_type_learn (struct fs_info *fi, int dirfd, char const *name, bool is_dir,
          shares (9P2000.L): btrfs or ext4, say.  A share that spans
          several of the server's filesystems or subvolumes repeats inode
          numbers under one st_dev, and only the mount table tells: read
-         once per mount, found by mount ID, or else by st_dev, which is a
-         9p mount's own.  */
-      if (mountinfo_9p (has_mnt_id, mnt_id, fi->dev))
+         once, found by mount ID, or else by st_dev, which is a 9p
+         mount's own.  9p's st_dev is anonymous (major 0): a filesystem
+         on a block device needs no look-up.  */
+      if (major (fi->dev) == 0
+          && mountinfo_9p (has_mnt_id, mnt_id, fi->dev))
         fi->f_type = V9FS_MAGIC;
       break;
     }
