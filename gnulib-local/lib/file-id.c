@@ -45,11 +45,32 @@
 
 #if FILE_ID_LINUX && HAVE_STATX
 
+/* Whether the kernel lacks statx, or a sandbox refuses it: seccomp
+   profiles of container runtimes answer system calls they do not know
+   with EPERM, which statx gives for no other reason.  */
+static bool no_statx;
+
 /* Older headers (Linux 6.1, glibc 2.36) lack what Linux 6.10 added:
    STATX_SUBVOL, and stx_subvol at offset 0xa0 of struct statx, where
    older struct statx definitions have padding.  */
 # ifndef STATX_SUBVOL
 #  define STATX_SUBVOL 0x00008000U
+# endif
+/* stx_mnt_id (Linux 5.8) is in struct statx where STATX_MNT_ID is.  A
+   mount ID is reused once its mount is gone; a unique one (Linux 6.8+,
+   STATX_MNT_ID_UNIQUE) never is, so only unique IDs key what is shared
+   by mount.  Asked for with STATX_MNT_ID_UNIQUE, stx_mnt_id holds the
+   unique ID; older kernels ignore the bit.  */
+# ifdef STATX_MNT_ID
+#  define HAVE_STX_MNT_ID 1
+#  ifndef STATX_MNT_ID_UNIQUE
+#   define STATX_MNT_ID_UNIQUE 0x00004000U
+#  endif
+# else
+#  define HAVE_STX_MNT_ID 0
+#  define STATX_MNT_ID 0
+#  undef STATX_MNT_ID_UNIQUE
+#  define STATX_MNT_ID_UNIQUE 0
 # endif
 # if HAVE_STRUCT_STATX_STX_SUBVOL
 #  define STX_SUBVOL(stx) ((stx)->stx_subvol)
@@ -67,23 +88,11 @@ stx_subvol (struct statx const *stx)
 #endif
 
 #if FILE_ID_LINUX
-/* Filesystem magic numbers, as in <linux/magic.h>.  */
-enum
-{
-  AUTOFS_MAGIC = 0x0187,
-  BTRFS_MAGIC = 0x9123683E,
-  BCACHEFS_MAGIC = 0xca451a4e,
-  OVERLAY_MAGIC = 0x794c7630,
-  FUSE_MAGIC = 0x65735546,
-  NFS_MAGIC = 0x6969,
-  SMB_MAGIC = 0x517B,
-  CIFS_MAGIC = 0xFF534D42,
-  SMB2_MAGIC = 0xFE534D42,
-  V9FS_MAGIC = 0x01021997,
-  CEPH_MAGIC = 0x00c36400,
-  AFS_MAGIC = 0x6B414653,
-  AFS_FS_MAGIC = 0x5346414F
-};
+# include <linux/magic.h>
+/* Not in older kernels' <linux/magic.h> (Linux 6.1's).  */
+# ifndef BCACHEFS_SUPER_MAGIC
+#  define BCACHEFS_SUPER_MAGIC 0xca451a4e
+# endif
 #endif
 
 #ifndef AT_HANDLE_FID
@@ -139,7 +148,9 @@ enum
   FS_UUID_TRIED = 1 << 3,
   FS_HAS_UUID = 1 << 4,
   FS_LEARNED = 1 << 5,          /* fs_learn has examined it */
-  FS_TYPE_KNOWN = 1 << 6        /* F_TYPE holds statfs's f_type */
+  FS_TYPE_KNOWN = 1 << 6,       /* F_TYPE holds statfs's f_type */
+  FS_MNT_ID = 1 << 7,           /* MNT_ID holds the ID of a mount of it */
+  FS_SUBVOL_SEEN = 1 << 8       /* statx gave SUBVOL, not yet learned */
 };
 struct fs_info
 {
@@ -147,53 +158,262 @@ struct fs_info
   unsigned int flags;
   unsigned char handles;        /* enum handle_kind */
   uint64_t subvol;
+  uint64_t mnt_id;
   unsigned long f_type;
   unsigned char uuid[16];
 };
 
-/* A small cache: few programs meet more than a handful of filesystems and
-   subvolumes, and consecutive files nearly always share one.  */
-static struct fs_info *fs_cache;
-static size_t fs_count;
-static size_t fs_alloc;
-static size_t fs_last;
+/* Tables from a 64-bit key to a non-null pointer, found by hashing:
+   open addressing, linear probing, at most half full.  A btrfs with
+   thousands of snapshots has a st_dev per subvolume, so searching a list
+   would make a walk quadratic in them.  */
+struct u64_slot
+{
+  uint64_t key;
+  void *val;
+};
+struct u64_table
+{
+  struct u64_slot *slots;
+  size_t mask;
+  size_t count;
+};
+
+static size_t
+u64_mix (uint64_t k)
+{
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdu;
+  k ^= k >> 33;
+  return k;
+}
+
+static void *
+u64_get (struct u64_table const *t, uint64_t key)
+{
+  if (!t->slots)
+    return NULL;
+  for (size_t i = u64_mix (key) & t->mask; t->slots[i].val;
+       i = (i + 1) & t->mask)
+    if (t->slots[i].key == key)
+      return t->slots[i].val;
+  return NULL;
+}
+
+/* The slot of KEY in T: KEY's own, or the empty one where it would go,
+   with room made for it.  Return NULL if out of memory.  */
+static struct u64_slot *
+u64_slot (struct u64_table *t, uint64_t key)
+{
+  if (!t->slots || t->mask + 1 < 2 * (t->count + 1))
+    {
+      size_t n = t->slots ? 2 * (t->mask + 1) : 64;
+      if (SIZE_MAX / sizeof (struct u64_slot) < n)
+        return NULL;
+      struct u64_slot *s = malloc (n * sizeof *s);
+      if (!s)
+        return NULL;
+      /* Only the values mark free slots; calloc would clear all.  */
+      for (size_t i = 0; i < n; i++)
+        s[i].val = NULL;
+      for (size_t i = 0; t->slots && i <= t->mask; i++)
+        if (t->slots[i].val)
+          {
+            size_t j = u64_mix (t->slots[i].key) & (n - 1);
+            while (s[j].val)
+              j = (j + 1) & (n - 1);
+            s[j] = t->slots[i];
+          }
+      free (t->slots);
+      t->slots = s;
+      t->mask = n - 1;
+    }
+  size_t i = u64_mix (key) & t->mask;
+  while (t->slots[i].val && t->slots[i].key != key)
+    i = (i + 1) & t->mask;
+  return &t->slots[i];
+}
+
+/* Fill SLOT, empty, from u64_slot (T, KEY), with KEY and VAL.  */
+static void
+u64_fill (struct u64_table *t, struct u64_slot *slot, uint64_t key, void *val)
+{
+  *slot = (struct u64_slot) { key, val };
+  t->count++;
+}
+
+/* Add KEY, which is not in T, with the value VAL.  Return false if out
+   of memory.  */
+static bool
+u64_put (struct u64_table *t, uint64_t key, void *val)
+{
+  struct u64_slot *slot = u64_slot (t, key);
+  if (!slot)
+    return false;
+  u64_fill (t, slot, key, val);
+  return true;
+}
+
+static void
+u64_clear (struct u64_table *t)
+{
+  free (t->slots);
+  *t = (struct u64_table) { NULL, 0, 0 };
+}
+
+/* What is known of each st_dev met, and the last one found: consecutive
+   files nearly always share one.  Entries are never freed or moved.  */
+static struct u64_table fs_table;
+static struct fs_info *fs_last;
 
 static struct fs_info *
 fs_find (dev_t dev)
 {
-  if (fs_last < fs_count && fs_cache[fs_last].dev == dev)
-    return &fs_cache[fs_last];
-  for (size_t i = 0; i < fs_count; i++)
-    if (fs_cache[i].dev == dev)
-      {
-        fs_last = i;
-        return &fs_cache[i];
-      }
-  return NULL;
-}
-
-/* Add DEV to the cache.  Return the new entry, or NULL if out of memory,
-   in which case callers answer as if nothing were known.  */
-static struct fs_info *
-fs_add (dev_t dev)
-{
-  if (fs_count == fs_alloc)
-    {
-      size_t n = fs_alloc ? 2 * fs_alloc : 8;
-      struct fs_info *p = realloc (fs_cache, n * sizeof *p);
-      if (!p)
-        return NULL;
-      fs_cache = p;
-      fs_alloc = n;
-    }
-  struct fs_info *fi = &fs_cache[fs_count];
-  memset (fi, 0, sizeof *fi);
-  fi->dev = dev;
-  fs_last = fs_count++;
+  if (fs_last && fs_last->dev == dev)
+    return fs_last;
+  struct fs_info *fi = u64_get (&fs_table, dev);
+  if (fi)
+    fs_last = fi;
   return fi;
 }
 
+/* Return DEV's entry, adding one if there is none.  Return NULL if out of
+   memory, in which case callers answer as if nothing were known.  */
+static struct fs_info *
+fs_get_raw (dev_t dev)
+{
+  if (fs_last && fs_last->dev == dev)
+    return fs_last;
+  struct u64_slot *slot = u64_slot (&fs_table, dev);
+  if (!slot)
+    return NULL;
+  struct fs_info *fi = slot->val;
+  if (!fi)
+    {
+      /* Entries are carved from blocks: one malloc per 256 st_devs, few
+         long-lived blocks amid the caller's allocations.  */
+      static struct fs_info *block;
+      static size_t block_left;
+      if (!block_left)
+        {
+          enum { N = 256 };
+          struct fs_info *b = malloc (N * sizeof *b);
+          if (!b)
+            return NULL;
+          block = b;
+          block_left = N;
+        }
+      fi = block++;
+      block_left--;
+      *fi = (struct fs_info) { .dev = dev };
+      u64_fill (&fs_table, slot, dev, fi);
+    }
+  fs_last = fi;
+  return fi;
+}
+
+/* What statx said of st_dev values, in the order met: the mount each was
+   seen through, and its subvolume (-1: none, or a btrfs placeholder's).
+   fs_note only appends here; the table takes them in when something
+   needs it (fs_get), so a walk that never examines a filesystem (find
+   on local btrfs, where statx gives every directory's subvolume) pays
+   no more than an append per subvolume.  */
+struct fs_noted
+{
+  dev_t dev;
+  uint64_t mnt_id;
+  int64_t subvol;
+};
+static struct fs_noted *noted;
+static size_t noted_count;
+static size_t noted_alloc;
+static dev_t noted_last;        /* the st_dev noted last, if NOTED_ANY */
+static bool noted_any;
+
+/* Enter the noted st_dev values into the table.  */
+static void
+notes_flush (void)
+{
+  for (size_t i = 0; i < noted_count; i++)
+    {
+      struct fs_info *fi = fs_get_raw (noted[i].dev);
+      if (!fi)
+        break;
+      if (fi->flags & FS_LEARNED)
+        continue;
+      if (!(fi->flags & FS_MNT_ID))
+        {
+          fi->mnt_id = noted[i].mnt_id;
+          fi->flags |= FS_MNT_ID;
+        }
+      if (0 <= noted[i].subvol && !(fi->flags & FS_SUBVOL_SEEN))
+        {
+          fi->subvol = noted[i].subvol;
+          fi->flags |= FS_SUBVOL_SEEN;
+        }
+    }
+  noted_count = 0;
+}
+
+/* DEV's entry, with what was noted of it, added if new; NULL if out of
+   memory.  */
+static struct fs_info *
+fs_get (dev_t dev)
+{
+  if (fs_last && fs_last->dev == dev)
+    return fs_last;
+  if (noted_count)
+    notes_flush ();
+  return fs_get_raw (dev);
+}
+
 #if FILE_ID_LINUX
+/* The entries that fs_learn examined, by the ID of the mount it looked
+   through.  Every st_dev seen through one mount belongs to its
+   superblock: the same type and the same facts, only the subvolume
+   differs.  So a st_dev first seen through a known mount (one per btrfs
+   subvolume) is learned from that mount's entry at no system call.  */
+static struct u64_table mount_facts;
+
+/* Learn FI, not yet examined, from the entry of the mount with ID MNT_ID
+   if it has one.  SUBVOL is FI's subvolume where the kernel reported it
+   for a file of FI other than the placeholder that a btrfs snapshot holds
+   for a nested subvolume, else -1.  Return whether FI is now learned.  */
+static bool
+fs_learn_from_mount (struct fs_info *fi, uint64_t mnt_id, int64_t subvol)
+{
+  struct fs_info const *m = u64_get (&mount_facts, mnt_id);
+  if (!m)
+    return false;
+  fi->flags |= FS_LEARNED | FS_TYPE_KNOWN | FS_MNT_ID
+               | (m->flags & FS_MULTIPLEX);
+  fi->f_type = m->f_type;
+  fi->handles = m->handles;
+  fi->mnt_id = mnt_id;
+  if (0 <= subvol && m->f_type == BTRFS_SUPER_MAGIC
+      && !(fi->flags & FS_MULTIPLEX))
+    {
+      fi->subvol = subvol;
+      fi->flags |= FS_SUBVOL;
+    }
+  /* One UUID names every subvolume of the filesystem.  */
+  if ((m->flags & FS_UUID_TRIED) && !(fi->flags & FS_UUID_TRIED))
+    {
+      memcpy (fi->uuid, m->uuid, sizeof fi->uuid);
+      fi->flags |= m->flags & (FS_UUID_TRIED | FS_HAS_UUID);
+    }
+  return true;
+}
+#endif
+
+#if FILE_ID_LINUX
+/* What kind of mount ID open_dir_of got, if any.  */
+enum
+{
+  MNT_ID_REUSABLE = 1,          /* mountinfo's kind of mount ID */
+  MNT_ID_UNIQUE = 2             /* never reused (Linux 6.8+) */
+};
+
 /* Open with O_PATH, for fstatfs and as a base for openat, the directory
    NAME relative to DIRFD if IS_DIR, else NAME's parent; never the file
    itself, which may be a FIFO or a device.  IS_DIR comes from the
@@ -201,13 +421,16 @@ fs_add (dev_t dev)
    NAME null means DIRFD itself, which is then returned whatever it is.
    Return a descriptor of a file on the filesystem whose st_dev is DEV
    (the file itself if IS_DIR: inode INO), or -1 with errno set.
-   *CLOSE_IT says whether the caller must close it.
+   *CLOSE_IT says whether the caller must close it.  Set *MNT_ID and
+   *MNT_ID_KIND to its mount's ID, and *SUBVOL to its subvolume or -1,
+   as far as the kernel tells.
    O_PATH needs no permission on the file, and without O_DIRECTORY it
    triggers no automount: stock tools that only stat an automount point
    never mount it, and neither must this.  */
 static int
 open_dir_of (int dirfd, char const *name, bool is_dir, dev_t dev, ino_t ino,
-             bool *close_it, uint64_t *mnt_id, bool *has_mnt_id)
+             bool *close_it, uint64_t *mnt_id, unsigned int *mnt_id_kind,
+             int64_t *subvol)
 {
   int fd;
   *close_it = false;
@@ -241,20 +464,25 @@ open_dir_of (int dirfd, char const *name, bool is_dir, dev_t dev, ino_t ino,
       *close_it = true;
     }
   struct stat st;
-  *has_mnt_id = false;
+  *mnt_id_kind = 0;
+  *subvol = -1;
   int r = -1;
-# if HAVE_STATX && defined STATX_MNT_ID
-  /* The mount ID comes with the same call, for mountinfo_9p.  */
+# if HAVE_STATX && HAVE_STX_MNT_ID
+  /* The mount ID (unique where the kernel has such IDs) and the
+     subvolume come with the same call.  */
   struct statx stx;
   r = file_id_statx (fd, "", AT_EMPTY_PATH | AT_NO_AUTOMOUNT,
-                     STATX_TYPE | STATX_INO | STATX_MNT_ID, &stx);
+                     STATX_TYPE | STATX_INO | STATX_MNT_ID
+                     | STATX_MNT_ID_UNIQUE, &stx);
   if (r == 0)
     {
       st.st_dev = makedev (stx.stx_dev_major, stx.stx_dev_minor);
       st.st_ino = stx.stx_ino;
       st.st_mode = stx.stx_mode;
       *mnt_id = stx.stx_mnt_id;
-      *has_mnt_id = !!(stx.stx_mask & STATX_MNT_ID);
+      *mnt_id_kind = ((stx.stx_mask & STATX_MNT_ID_UNIQUE ? MNT_ID_UNIQUE : 0)
+                      | (stx.stx_mask & STATX_MNT_ID ? MNT_ID_REUSABLE : 0));
+      *subvol = file_id_statx_subvol (&stx);
     }
   else if (errno != ENOSYS)
     r = -2;
@@ -290,7 +518,7 @@ open_dir_of (int dirfd, char const *name, bool is_dir, dev_t dev, ino_t ino,
 static int
 reopen_dir (int fd, unsigned long f_type)
 {
-  if (f_type == AUTOFS_MAGIC)
+  if (f_type == AUTOFS_SUPER_MAGIC)
     {
       errno = ENOTTY;
       return -1;
@@ -299,33 +527,19 @@ reopen_dir (int fd, unsigned long f_type)
                  | O_CLOEXEC);
 }
 
-/* The mounts, from /proc/self/mountinfo: their IDs, devices and whether
-   they are 9p.  Read once, and again only for a mount not in it (one
+/* The mounts, from /proc/self/mountinfo: whether each is 9p, by mount ID
+   and by device.  Read once, and again only for a mount not in it (one
    mounted since).  Devices looked up in vain are added, as not 9p.  */
-struct mount_seen
-{
-  uint64_t id;
-  dev_t dev;
-  bool nine_p;
-};
-static struct mount_seen *mounts;
-static size_t mounts_count;
-static size_t mounts_alloc;
+static struct u64_table mounts_by_id;
+static struct u64_table mounts_by_dev;
+static char const mount_9p[] = "9p";
+static char const mount_other[] = "other";
 
 static bool
-mounts_add (uint64_t id, dev_t dev, bool nine_p)
+mounts_add (struct u64_table *t, uint64_t key, bool nine_p)
 {
-  if (mounts_count == mounts_alloc)
-    {
-      size_t n = mounts_alloc ? 2 * mounts_alloc : 64;
-      struct mount_seen *p = realloc (mounts, n * sizeof *p);
-      if (!p)
-        return false;
-      mounts = p;
-      mounts_alloc = n;
-    }
-  mounts[mounts_count++] = (struct mount_seen) { id, dev, nine_p };
-  return true;
+  return (u64_get (t, key)
+          || u64_put (t, key, (void *) (nine_p ? mount_9p : mount_other)));
 }
 
 /* Parse the unsigned decimal number at *P, and step over it and the
@@ -371,7 +585,8 @@ mounts_read (void)
   if (!buf)
     return;
   buf[used] = '\0';
-  mounts_count = 0;
+  u64_clear (&mounts_by_id);
+  u64_clear (&mounts_by_dev);
   for (char const *line = buf; *line; )
     {
       /* ID PARENT MAJOR:MINOR ROOT MOUNTPOINT OPTIONS [TAGS...] - TYPE ... */
@@ -385,7 +600,8 @@ mounts_read (void)
       unsigned int minor = parse_num (&p);
       char const *sep = strstr (p, " - ");
       bool nine_p = sep && sep < end && strncmp (sep + 3, "9p ", 3) == 0;
-      if (!mounts_add (id, makedev (major, minor), nine_p))
+      if (! (mounts_add (&mounts_by_id, id, nine_p)
+             && mounts_add (&mounts_by_dev, makedev (major, minor), nine_p)))
         break;
       line = *end ? end + 1 : end;
     }
@@ -400,15 +616,16 @@ mountinfo_9p (bool by_id, uint64_t mnt_id, dev_t dev)
 {
   for (int pass = 0; pass < 2; pass++)
     {
-      for (size_t i = 0; i < mounts_count; i++)
-        if (by_id ? mounts[i].id == mnt_id : mounts[i].dev == dev)
-          return mounts[i].nine_p;
+      char const *m = (by_id ? u64_get (&mounts_by_id, mnt_id)
+                       : u64_get (&mounts_by_dev, dev));
+      if (m)
+        return m == mount_9p;
       if (pass == 0)
         mounts_read ();
     }
   /* Not a mount's own device (a btrfs subvolume), or not there.  */
   if (!by_id)
-    mounts_add (UINT64_MAX, dev, false);
+    mounts_add (&mounts_by_dev, dev, false);
   return false;
 }
 
@@ -418,12 +635,12 @@ mountinfo_9p (bool by_id, uint64_t mnt_id, dev_t dev)
    cannot be known (then nothing is left open).  */
 static int
 fs_type_learn (struct fs_info *fi, int dirfd, char const *name, bool is_dir,
-               ino_t ino, bool *close_it)
+               ino_t ino, bool *close_it, int64_t *subvol)
 {
   uint64_t mnt_id = 0;
-  bool has_mnt_id;
+  unsigned int mnt_id_kind;
   int fd = open_dir_of (dirfd, name, is_dir, fi->dev, ino, close_it,
-                        &mnt_id, &has_mnt_id);
+                        &mnt_id, &mnt_id_kind, subvol);
   struct statfs sf;
   if (fd < 0 || fstatfs (fd, &sf) != 0)
     {
@@ -431,15 +648,28 @@ fs_type_learn (struct fs_info *fi, int dirfd, char const *name, bool is_dir,
       if (*close_it)
         close (fd);
       *close_it = false;
+      /* Refused for good (a sandbox): a type that no test matches, so
+         that it is not asked again for every file.  */
+      if (unavailable (e))
+        {
+          fi->f_type = 0;
+          fi->flags |= FS_TYPE_KNOWN;
+        }
       errno = e;
       return -1;
     }
   fi->f_type = (unsigned long) sf.f_type & 0xffffffffUL;
+  if (mnt_id_kind & MNT_ID_UNIQUE)
+    {
+      fi->mnt_id = mnt_id;
+      fi->flags |= FS_MNT_ID;
+    }
   switch (fi->f_type)
     {
-    case FUSE_MAGIC: case NFS_MAGIC: case SMB_MAGIC: case CIFS_MAGIC:
-    case SMB2_MAGIC: case V9FS_MAGIC: case CEPH_MAGIC: case AFS_MAGIC:
-    case AFS_FS_MAGIC: case OVERLAY_MAGIC: case AUTOFS_MAGIC:
+    case FUSE_SUPER_MAGIC: case NFS_SUPER_MAGIC: case SMB_SUPER_MAGIC:
+    case CIFS_SUPER_MAGIC: case SMB2_SUPER_MAGIC: case V9FS_MAGIC:
+    case CEPH_SUPER_MAGIC: case AFS_FS_MAGIC: case AFS_SUPER_MAGIC:
+    case OVERLAYFS_SUPER_MAGIC: case AUTOFS_SUPER_MAGIC:
       break;
     default:
       /* On 9p, statfs gives the f_type of the filesystem that the server
@@ -450,7 +680,8 @@ fs_type_learn (struct fs_info *fi, int dirfd, char const *name, bool is_dir,
          mount's own.  9p's st_dev is anonymous (major 0): a filesystem
          on a block device needs no look-up.  */
       if (major (fi->dev) == 0
-          && mountinfo_9p (has_mnt_id, mnt_id, fi->dev))
+          && mountinfo_9p (!!(mnt_id_kind & MNT_ID_REUSABLE), mnt_id,
+                           fi->dev))
         fi->f_type = V9FS_MAGIC;
       break;
     }
@@ -492,10 +723,11 @@ layer_exact (char const *name)
     return false;
   switch ((unsigned long) sf.f_type & 0xffffffffUL)
     {
-    case BTRFS_MAGIC: case BCACHEFS_MAGIC: case OVERLAY_MAGIC:
-    case FUSE_MAGIC: case NFS_MAGIC: case SMB_MAGIC: case CIFS_MAGIC:
-    case SMB2_MAGIC: case V9FS_MAGIC: case CEPH_MAGIC: case AFS_MAGIC:
-    case AFS_FS_MAGIC:
+    case BTRFS_SUPER_MAGIC: case BCACHEFS_SUPER_MAGIC:
+    case OVERLAYFS_SUPER_MAGIC: case FUSE_SUPER_MAGIC: case NFS_SUPER_MAGIC:
+    case SMB_SUPER_MAGIC: case CIFS_SUPER_MAGIC: case SMB2_SUPER_MAGIC:
+    case V9FS_MAGIC: case CEPH_SUPER_MAGIC: case AFS_FS_MAGIC:
+    case AFS_SUPER_MAGIC:
       return false;
     default:
       return true;
@@ -614,18 +846,43 @@ static struct fs_info fs_unknown = { .flags = FS_MULTIPLEX | FS_LEARNED,
 static struct fs_info *
 fs_learn (dev_t dev, ino_t ino, int dirfd, char const *name, bool is_dir)
 {
-  /* An entry that file_id_fs_uuid or file_id_same_fs made may exist
-     without having been examined.  */
-  struct fs_info *fi = fs_find (dev);
-  if (fi && (fi->flags & FS_LEARNED))
+  /* An entry that fs_note, file_id_fs_uuid or file_id_same_fs made may
+     exist without having been examined.  */
+  struct fs_info *fi = fs_get (dev);
+  if (!fi || (fi->flags & FS_LEARNED))
     return fi;
-  if (!fi)
-    fi = fs_add (dev);
-  if (!fi)
-    return NULL;
 #if FILE_ID_LINUX
+  /* A st_dev that statx showed through a mount already examined (another
+     subvolume of a btrfs) costs nothing.  */
+  if ((fi->flags & FS_MNT_ID)
+      && fs_learn_from_mount (fi, fi->mnt_id,
+                              (fi->flags & FS_SUBVOL_SEEN
+                               ? (int64_t) fi->subvol : -1)))
+    return fi;
+# if HAVE_STATX && HAVE_STX_MNT_ID
+  /* A st_dev that only fstatat showed (cp's status of each file), once a
+     mount has been examined: one statx of the file itself, which opens
+     nothing, says whether it is another subvolume of a known mount.  */
+  if (!(fi->flags & FS_MNT_ID) && mount_facts.count && !no_statx)
+    {
+      struct statx stx;
+      if (statx (dirfd, name ? name : "",
+                 (name ? AT_SYMLINK_NOFOLLOW : AT_EMPTY_PATH) | AT_NO_AUTOMOUNT,
+                 STATX_TYPE | STATX_INO | STATX_SUBVOL | STATX_MNT_ID_UNIQUE,
+                 &stx) == 0
+          && (stx.stx_mask & STATX_MNT_ID_UNIQUE)
+          && makedev (stx.stx_dev_major, stx.stx_dev_minor) == dev
+          && stx.stx_ino == ino
+          && fs_learn_from_mount (fi, stx.stx_mnt_id,
+                                  ((stx.stx_mask & STATX_SUBVOL)
+                                   && ! (S_ISDIR (stx.stx_mode) && ino == 2)
+                                   ? (int64_t) STX_SUBVOL (&stx) : -1)))
+        return fi;
+    }
+# endif
   bool close_it;
-  int fd = fs_type_learn (fi, dirfd, name, is_dir, ino, &close_it);
+  int64_t subvol;
+  int fd = fs_type_learn (fi, dirfd, name, is_dir, ino, &close_it, &subvol);
   if (fd < 0)
     {
       if (!unavailable (errno))
@@ -637,15 +894,15 @@ fs_learn (dev_t dev, ino_t ino, int dirfd, char const *name, bool is_dir)
   fi->flags |= FS_LEARNED;
   switch (fi->f_type)
     {
-    case FUSE_MAGIC:
+    case FUSE_SUPER_MAGIC:
       fi->flags |= FS_MULTIPLEX;
       fi->handles = HANDLES_PATH;
       break;
-    case NFS_MAGIC:
+    case NFS_SUPER_MAGIC:
       fi->flags |= FS_MULTIPLEX;
       fi->handles = HANDLES_NFS;
       break;
-    case OVERLAY_MAGIC:
+    case OVERLAYFS_SUPER_MAGIC:
       /* Exact where its layers are (a container's root on ext4 or xfs);
          else, over btrfs subvolumes on a kernel that does not report
          them, its handles embed the layers' own.  */
@@ -655,20 +912,28 @@ fs_learn (dev_t dev, ino_t ino, int dirfd, char const *name, bool is_dir)
           fi->handles = HANDLES_FILE;
         }
       break;
-    case SMB_MAGIC: case CIFS_MAGIC: case SMB2_MAGIC: case V9FS_MAGIC:
-    case CEPH_MAGIC: case AFS_MAGIC: case AFS_FS_MAGIC: case BCACHEFS_MAGIC:
+    case SMB_SUPER_MAGIC: case CIFS_SUPER_MAGIC: case SMB2_SUPER_MAGIC:
+    case V9FS_MAGIC: case CEPH_SUPER_MAGIC: case AFS_FS_MAGIC:
+    case AFS_SUPER_MAGIC: case BCACHEFS_SUPER_MAGIC:
       fi->flags |= FS_MULTIPLEX;
       fi->handles = HANDLES_NONE;
       break;
-    case BTRFS_MAGIC:
-      /* No STATX_SUBVOL: an older kernel.  Locally each btrfs subvolume
-         has its own st_dev, so (dev, ino) is exact and one lookup gives
-         the subvolume of the whole dev.  */
+    case BTRFS_SUPER_MAGIC:
+      /* Locally each btrfs subvolume has its own st_dev, so (dev, ino) is
+         exact and one subvolume ID serves the whole dev: from the statx
+         that open_dir_of made (Linux 6.10+), else from a lookup.  Not
+         for the empty placeholder (inode 2) that a snapshot holds for a
+         nested subvolume: all placeholders share the superblock's
+         st_dev, and belong to no subvolume the kernel would name.  */
+      if (is_dir && ino == 2)
+        break;
+      if (0 <= subvol)
+        {
+          fi->subvol = subvol;
+          fi->flags |= FS_SUBVOL;
+          break;
+        }
 # if HAVE_LINUX_BTRFS_H
-      /* Not the empty placeholder (inode 2) that a snapshot holds for a
-         nested subvolume: all placeholders share the superblock's st_dev,
-         and belong to no subvolume the kernel would name.  */
-      if (! (is_dir && ino == 2))
       {
         int rfd = reopen_dir (fd, fi->f_type);
         struct btrfs_ioctl_ino_lookup_args args;
@@ -690,6 +955,8 @@ fs_learn (dev_t dev, ino_t ino, int dirfd, char const *name, bool is_dir)
     }
   if (close_it)
     close (fd);
+  if ((fi->flags & FS_MNT_ID) && !u64_get (&mount_facts, fi->mnt_id))
+    u64_put (&mount_facts, fi->mnt_id, fi);
 #else
   (void) ino, (void) dirfd, (void) name, (void) is_dir;
   fi->flags |= FS_LEARNED;
@@ -714,9 +981,9 @@ static void
 id_complete (struct file_id *id, int dirfd, char const *name, bool statx_said)
 {
   /* Consecutive files nearly always share a filesystem.  */
-  struct fs_info *fi = (fs_last < fs_count && fs_cache[fs_last].dev == id->dev
-                        && (fs_cache[fs_last].flags & FS_LEARNED)
-                        ? &fs_cache[fs_last]
+  struct fs_info *fi = (fs_last && fs_last->dev == id->dev
+                        && (fs_last->flags & FS_LEARNED)
+                        ? fs_last
                         : fs_learn (id->dev, id->ino, dirfd, name,
                                     !!(id->flags & FILE_ID_DIR)));
 #if FILE_ID_LINUX
@@ -724,7 +991,7 @@ id_complete (struct file_id *id, int dirfd, char const *name, bool statx_said)
      has no layer with subvolumes: (dev, ino) is what identifies its
      files, as for stock tools.  */
   if (fi && fi != &fs_unknown && statx_said
-      && (fi->flags & FS_MULTIPLEX) && fi->f_type == OVERLAY_MAGIC
+      && (fi->flags & FS_MULTIPLEX) && fi->f_type == OVERLAYFS_SUPER_MAGIC
       && kernel_reports_subvol ())
     fi->flags &= ~FS_MULTIPLEX;
 #else
@@ -751,11 +1018,6 @@ file_id_from_stat (struct file_id *id, struct stat const *st,
 
 #if FILE_ID_LINUX && HAVE_STATX
 
-/* Whether the kernel lacks statx, or a sandbox refuses it: seccomp
-   profiles of container runtimes answer system calls they do not know
-   with EPERM, which statx gives for no other reason.  */
-static bool no_statx;
-
 int
 file_id_statx (int dirfd, char const *name, int flags, unsigned int mask,
                struct statx *stx)
@@ -765,7 +1027,13 @@ file_id_statx (int dirfd, char const *name, int flags, unsigned int mask,
       errno = ENOSYS;
       return -1;
     }
-  int r = statx (dirfd, name, flags, mask | STATX_SUBVOL, stx);
+  /* The subvolume and the mount ID cost nothing more.  */
+  /* A caller that asks for the mount ID gets the one it asked for.  */
+  int r = statx (dirfd, name, flags,
+                 (mask | STATX_SUBVOL
+                  | (mask & (STATX_MNT_ID | STATX_MNT_ID_UNIQUE)
+                     ? 0 : STATX_MNT_ID_UNIQUE)),
+                 stx);
   if (r != 0 && (errno == ENOSYS || errno == EPERM))
     {
       no_statx = true;
@@ -780,12 +1048,50 @@ file_id_statx_subvol (struct statx const *stx)
   return stx->stx_mask & STATX_SUBVOL ? (int64_t) STX_SUBVOL (stx) : -1;
 }
 
+/* Note what statx STX says of the st_dev of its file: the mount it was
+   seen through and, unless the file is a placeholder that a btrfs
+   snapshot holds for a nested subvolume, the subvolume.  Other files of
+   that st_dev, whose status has neither (fstatat), are then learned from
+   the mount's facts: one examination per mount, not per subvolume.  */
+static void
+fs_note (dev_t dev, struct statx const *stx)
+{
+# if HAVE_STX_MNT_ID
+  if (! (stx->stx_mask & STATX_MNT_ID_UNIQUE))
+    return;
+  noted_last = dev;
+  noted_any = true;
+  if (noted_count == noted_alloc)
+    {
+      /* Few, large steps: blocks freed amid a walk's allocations would
+         slow its mallocs.  */
+      size_t n = noted_alloc ? 4 * noted_alloc : 256;
+      struct fs_noted *p = (n <= SIZE_MAX / sizeof *p
+                            ? realloc (noted, n * sizeof *p) : NULL);
+      if (!p)
+        return;
+      noted = p;
+      noted_alloc = n;
+    }
+  noted[noted_count++] = (struct fs_noted) {
+    dev, stx->stx_mnt_id,
+    ((stx->stx_mask & STATX_SUBVOL)
+     && ! (S_ISDIR (stx->stx_mode) && stx->stx_ino == 2)
+     ? (int64_t) STX_SUBVOL (stx) : -1)
+  };
+# else
+  (void) dev, (void) stx;
+# endif
+}
+
 void
 file_id_from_statx (struct file_id *id, struct statx const *stx,
                     int dirfd, char const *name)
 {
   id_init (id, makedev (stx->stx_dev_major, stx->stx_dev_minor),
            stx->stx_ino, stx->stx_mode);
+  if (! (noted_any && noted_last == id->dev))
+    fs_note (id->dev, stx);
   if (stx->stx_mask & STATX_SUBVOL)
     {
       id->subvol = STX_SUBVOL (stx);
@@ -795,10 +1101,12 @@ file_id_from_statx (struct file_id *id, struct statx const *stx,
     id_complete (id, dirfd, name, true);
 }
 
-static void
+/* Inline: fts calls this for every directory, and each instruction
+   counts against stock's fstatat.  The fields that struct stat has and
+   statx does not (padding) are left as they are: nothing reads them.  */
+static inline void
 statx_to_stat (struct stat *st, struct statx const *stx)
 {
-  memset (st, 0, sizeof *st);
   st->st_dev = makedev (stx->stx_dev_major, stx->stx_dev_minor);
   st->st_ino = stx->stx_ino;
   st->st_mode = stx->stx_mode;
@@ -825,16 +1133,39 @@ file_id_stat_at (int dirfd, char const *name, struct stat *st, int flags,
      would fail.  */
   char const *id_name = (flags & AT_EMPTY_PATH) && !*name ? NULL : name;
   struct statx stx;
-  /* fstatat never triggers an automount; neither must this.  */
-  if (file_id_statx (dirfd, name, flags | AT_NO_AUTOMOUNT,
-                     STATX_BASIC_STATS, &stx) == 0)
+  /* fstatat never triggers an automount; neither must this.  The common
+     case is written out here, since fts calls this for every directory:
+     what file_id_from_statx does, without the calls.  */
+  if (!no_statx
+      && statx (dirfd, name, flags | AT_NO_AUTOMOUNT,
+                STATX_BASIC_STATS | STATX_SUBVOL | STATX_MNT_ID_UNIQUE,
+                &stx) == 0)
     {
       statx_to_stat (st, &stx);
-      file_id_from_statx (id, &stx, dirfd, id_name);
+      id->ino = st->st_ino;
+      id->dev = st->st_dev;
+      id->handle = NULL;
+      id->flags = S_ISDIR (st->st_mode) ? FILE_ID_DIR : 0;
+      if (! (noted_any && noted_last == id->dev))
+        fs_note (id->dev, &stx);
+      if (stx.stx_mask & STATX_SUBVOL)
+        {
+          id->subvol = STX_SUBVOL (&stx);
+          id->flags |= FILE_ID_HAS_SUBVOL | FILE_ID_EXACT;
+        }
+      else
+        {
+          id->subvol = 0;
+          id_complete (id, dirfd, id_name, true);
+        }
       return 0;
     }
-  if (errno != ENOSYS)
-    return -1;
+  if (!no_statx)
+    {
+      if (errno != ENOSYS && errno != EPERM)
+        return -1;
+      no_statx = true;
+    }
   if (fstatat (dirfd, name, st, flags) != 0)
     return -1;
   file_id_from_stat (id, st, dirfd, id_name);
@@ -863,8 +1194,10 @@ void
 file_id_from_statx (struct file_id *id, struct statx const *stx,
                     int dirfd, char const *name)
 {
-  (void) id, (void) stx, (void) dirfd, (void) name;
-  abort ();
+  /* No statx here, so no caller has a struct statx to give: an empty
+     key that is never exact, rather than a crash.  */
+  (void) stx, (void) dirfd, (void) name;
+  id_init (id, 0, 0, 0);
 }
 
 int
@@ -898,7 +1231,7 @@ struct file_id_handle
   unsigned char f_handle[FLEXIBLE_ARRAY_MEMBER];
 };
 
-#if FILE_ID_LINUX && defined MAX_HANDLE_SZ
+#if FILE_ID_LINUX && HAVE_NAME_TO_HANDLE_AT && defined MAX_HANDLE_SZ
 /* Whether the kernel refused AT_HANDLE_FID (before Linux 6.5).  */
 static bool no_handle_fid;
 /* Whether name_to_handle_at is missing, or refused by a sandbox.  */
@@ -966,7 +1299,7 @@ file_id_get_handle (struct file_id *id, int dirfd, char const *name,
   enum handle_kind kind = fi ? fi->handles : HANDLES_NONE;
   int type = -1;
   unsigned int bytes = 0;
-#if FILE_ID_LINUX && defined MAX_HANDLE_SZ
+#if FILE_ID_LINUX && HAVE_NAME_TO_HANDLE_AT && defined MAX_HANDLE_SZ
   union
   {
     struct file_handle fh;
@@ -1044,7 +1377,7 @@ file_id_get_handle (struct file_id *id, int dirfd, char const *name,
   h->type = type;
   h->bytes = bytes;
   h->kind = kind;
-#if FILE_ID_LINUX && defined MAX_HANDLE_SZ
+#if FILE_ID_LINUX && HAVE_NAME_TO_HANDLE_AT && defined MAX_HANDLE_SZ
   memcpy (h->f_handle, u.fh.f_handle, bytes);
 #endif
   free (id->handle);
@@ -1172,7 +1505,9 @@ fs_uuid_learn (struct fs_info *fi, int dirfd, char const *name, bool is_dir,
     {
 #if FILE_ID_LINUX
       bool close_it;
-      int fd = fs_type_learn (fi, dirfd, name, is_dir, ino, &close_it);
+      int64_t subvol;
+      int fd = fs_type_learn (fi, dirfd, name, is_dir, ino, &close_it,
+                              &subvol);
       int rfd = fd < 0 ? -1 : reopen_dir (fd, fi->f_type);
       if (rfd < 0)
         {
@@ -1189,7 +1524,7 @@ fs_uuid_learn (struct fs_info *fi, int dirfd, char const *name, bool is_dir,
       if (ioctl (rfd, FS_IOC_GETFSUUID, &u) == 0 && u.len == 16)
         memcpy (fi->uuid, u.uuid, 16);
 # if HAVE_LINUX_BTRFS_H
-      else if (fi->f_type == BTRFS_MAGIC)
+      else if (fi->f_type == BTRFS_SUPER_MAGIC)
         {
           /* btrfs answers ENOTTY to the generic ioctl.  */
           struct btrfs_ioctl_fs_info_args args;
@@ -1222,6 +1557,14 @@ fs_uuid_learn (struct fs_info *fi, int dirfd, char const *name, bool is_dir,
 # endif
       if (memcmp (fi->uuid, zero, 16) != 0)
         fi->flags |= FS_HAS_UUID;
+      /* One UUID serves every st_dev of the mount.  */
+      struct fs_info *m = ((fi->flags & FS_MNT_ID)
+                           ? u64_get (&mount_facts, fi->mnt_id) : NULL);
+      if (m && !(m->flags & FS_UUID_TRIED))
+        {
+          memcpy (m->uuid, fi->uuid, sizeof m->uuid);
+          m->flags |= fi->flags & (FS_UUID_TRIED | FS_HAS_UUID);
+        }
       close (rfd);
       if (close_it)
         close (fd);
@@ -1237,9 +1580,7 @@ bool
 file_id_fs_uuid (dev_t dev, int dirfd, char const *name,
                  unsigned char uuid[16])
 {
-  struct fs_info *fi = fs_find (dev);
-  if (!fi)
-    fi = fs_add (dev);
+  struct fs_info *fi = fs_get (dev);
   if (!fi)
     return false;
   if (!(fi->flags & FS_UUID_TRIED))
@@ -1271,23 +1612,28 @@ static bool
 fs_with_subvolumes (int dirfd, char const *name, struct stat const *st,
                     struct fs_info **fip)
 {
-  struct fs_info *fi = fs_find (st->st_dev);
-  if (!fi)
-    fi = fs_add (st->st_dev);
+  struct fs_info *fi = fs_get (st->st_dev);
   if (!fi)
     return false;
   bool is_dir = S_ISDIR (st->st_mode);
 #if FILE_ID_LINUX
+  /* Another subvolume of a mount already examined costs nothing.  */
+  if (!(fi->flags & (FS_TYPE_KNOWN | FS_LEARNED)) && (fi->flags & FS_MNT_ID))
+    fs_learn_from_mount (fi, fi->mnt_id,
+                         (fi->flags & FS_SUBVOL_SEEN
+                          ? (int64_t) fi->subvol : -1));
   if (!(fi->flags & FS_TYPE_KNOWN))
     {
       bool close_it;
+      int64_t subvol;
       int fd = fs_type_learn (fi, dirfd, name, is_dir, st->st_ino,
-                              &close_it);
+                              &close_it, &subvol);
       if (close_it)
         close (fd);
     }
   if (! ((fi->flags & FS_TYPE_KNOWN)
-         && (fi->f_type == BTRFS_MAGIC || fi->f_type == BCACHEFS_MAGIC)))
+         && (fi->f_type == BTRFS_SUPER_MAGIC
+             || fi->f_type == BCACHEFS_SUPER_MAGIC)))
     return false;
   if (!fs_uuid_learn (fi, dirfd, name, is_dir, st->st_ino))
     return false;
@@ -1309,9 +1655,7 @@ file_id_same_fs (int a_dirfd, char const *a_name, struct stat const *a_st,
   if (! (fs_with_subvolumes (a_dirfd, a_name, a_st, &a)
          && fs_with_subvolumes (b_dirfd, b_name, b_st, &b)))
     return false;
-  /* Look A up again: adding B may have moved the cache.  */
-  a = fs_find (a_st->st_dev);
-  return a && a->f_type == b->f_type && memcmp (a->uuid, b->uuid, 16) == 0;
+  return a->f_type == b->f_type && memcmp (a->uuid, b->uuid, 16) == 0;
 }
 
 char *
@@ -1359,6 +1703,9 @@ struct file_id_set
   size_t ninos;
   size_t inos_alloc;
   size_t last;                  /* the table used last, if NINOS */
+  size_t *inos_by_key;          /* INOS found by (dev, subvol): each slot
+                                   an index into INOS plus 1, or 0 */
+  size_t inos_by_key_mask;
   Hash_table *table;            /* or NULL until needed */
   char *chunk;                  /* the newest chunk of TABLE's entries,
                                    which links to the older ones; or NULL */
@@ -1428,9 +1775,16 @@ ino_slot (ino_t ino, size_t mask)
   return h & mask;
 }
 
+static size_t
+ino_table_key (dev_t dev, uint64_t subvol)
+{
+  return u64_mix ((uint64_t) dev * 0x9e3779b97f4a7c15u ^ subvol);
+}
+
 /* The table for DEV and SUBVOL, added if new; NULL if out of memory.
    A walk meets one subvolume after another, so the last one almost
-   always matches.  */
+   always matches; the others are found by hashing (a btrfs may have
+   thousands of subvolumes).  */
 static struct ino_table *
 ino_table_get (struct file_id_set *set, dev_t dev, uint64_t subvol)
 {
@@ -1440,12 +1794,36 @@ ino_table_get (struct file_id_set *set, dev_t dev, uint64_t subvol)
       if (t->dev == dev && t->subvol == subvol)
         return t;
     }
-  for (size_t i = 0; i < set->ninos; i++)
-    if (set->inos[i].dev == dev && set->inos[i].subvol == subvol)
-      {
-        set->last = i;
-        return &set->inos[i];
-      }
+  size_t mask = set->inos_by_key_mask;
+  size_t j = ino_table_key (dev, subvol) & mask;
+  for (; set->inos_by_key && set->inos_by_key[j]; j = (j + 1) & mask)
+    {
+      size_t i = set->inos_by_key[j] - 1;
+      if (set->inos[i].dev == dev && set->inos[i].subvol == subvol)
+        {
+          set->last = i;
+          return &set->inos[i];
+        }
+    }
+  if (!set->inos_by_key || mask + 1 < 2 * (set->ninos + 1))
+    {
+      size_t n = set->inos_by_key ? 2 * (mask + 1) : 16;
+      size_t *s = (n <= SIZE_MAX / sizeof *s ? calloc (n, sizeof *s) : NULL);
+      if (!s)
+        return NULL;
+      for (size_t i = 0; i < set->ninos; i++)
+        {
+          size_t k = ino_table_key (set->inos[i].dev, set->inos[i].subvol);
+          for (k &= n - 1; s[k]; k = (k + 1) & (n - 1))
+            continue;
+          s[k] = i + 1;
+        }
+      free (set->inos_by_key);
+      set->inos_by_key = s;
+      set->inos_by_key_mask = mask = n - 1;
+      for (j = ino_table_key (dev, subvol) & mask; s[j]; j = (j + 1) & mask)
+        continue;
+    }
   if (set->ninos == set->inos_alloc)
     {
       size_t n = set->inos_alloc ? 2 * set->inos_alloc : 4;
@@ -1462,6 +1840,7 @@ ino_table_get (struct file_id_set *set, dev_t dev, uint64_t subvol)
   t->slots = NULL;
   t->nslots = t->used = 0;
   t->has_zero = false;
+  set->inos_by_key[j] = set->ninos + 1;
   set->last = set->ninos++;
   return t;
 }
@@ -1469,8 +1848,9 @@ ino_table_get (struct file_id_set *set, dev_t dev, uint64_t subvol)
 static bool
 ino_table_grow (struct ino_table *t)
 {
-  size_t n = t->nslots ? 2 * t->nslots : 256;
-  ino_t *p = calloc (n, sizeof *p);
+  /* Small at first: a snapshot's table may hold one hard link.  */
+  size_t n = t->nslots ? 2 * t->nslots : 16;
+  ino_t *p = (n <= SIZE_MAX / sizeof *p ? calloc (n, sizeof *p) : NULL);
   if (!p)
     return false;
   for (size_t i = 0; i < t->nslots; i++)
@@ -1538,6 +1918,8 @@ file_id_set_alloc (void)
     return NULL;
   set->inos = NULL;
   set->ninos = set->inos_alloc = set->last = 0;
+  set->inos_by_key = NULL;
+  set->inos_by_key_mask = 0;
   set->table = NULL;
   set->chunk = NULL;
   set->chunk_size = set->chunk_used = 0;
@@ -1552,6 +1934,7 @@ file_id_set_free (struct file_id_set *set)
       for (size_t i = 0; i < set->ninos; i++)
         free (set->inos[i].slots);
       free (set->inos);
+      free (set->inos_by_key);
       if (set->table)
         hash_free (set->table);
       for (char *c = set->chunk; c; )

@@ -109,11 +109,12 @@ struct file_id
 };
 
 /* Like fstatat (DIRFD, NAME, ST, FLAGS), and also fill *ID.  It costs one
-   statx call, which asks for the subvolume too; a file on a filesystem or
-   subvolume not met before costs one statfs more, and on btrfs under a
-   kernel without STATX_SUBVOL one ioctl on NAME if it is a directory, or
-   else on DIRFD.  Nothing but a directory is ever opened.  Return 0, or -1
-   with errno set.  */
+   statx call, which asks for the subvolume and the mount ID too; a file on
+   a mount not met before costs a few calls more (an O_PATH open of its
+   directory, statfs), and on btrfs under a kernel without STATX_SUBVOL one
+   ioctl per subvolume.  Another st_dev seen through a mount already met
+   (another btrfs subvolume) costs nothing more.  Nothing but a directory
+   is ever opened.  Return 0, or -1 with errno set.  */
 extern int file_id_stat_at (int dirfd, char const *name, struct stat *st,
                             int flags, struct file_id *id)
   _GL_ATTRIBUTE_NONNULL ((2, 3, 5));
@@ -235,8 +236,9 @@ extern bool file_id_fs_uuid (dev_t dev, int dirfd, char const *name,
    each subvolume its own st_dev (btrfs, bcachefs) and they have one UUID.
    A UUID alone is not enough: two mounted copies of an ext4 image share
    it, yet are two filesystems.  Free when the st_dev are equal; else at
-   most one statfs and one UUID ioctl per st_dev not met before (cached).
-   Never opens anything but a directory.  */
+   most one statfs and one UUID ioctl per mount not met before (cached;
+   another subvolume of a mount met before costs nothing).  Never opens
+   anything but a directory.  */
 extern bool file_id_same_fs (int a_dirfd, char const *a_name,
                              struct stat const *a_st,
                              int b_dirfd, char const *b_name,
