@@ -14,16 +14,9 @@
    You should have received a copy of the GNU General Public License
    along with this program.  If not, see <https://www.gnu.org/licenses/>.  */
 
-/* Without arguments, check the module on the filesystem of the current
-   directory (make check).  With arguments, act as a probe for the test
-   suite's real filesystems:
-     test-file-id show FILE...     print "SUBVOL FLAGS UUID FILE" lines
-     test-file-id compare A B      print same, different or unknown,
-                                   comparing with handles where needed
-     test-file-id record DIR       record a key for every entry of DIR, as
-                                   du or cp would (with a handle where
-                                   needed), and print what that cost
-   SUBVOL is "-" where unknown, UUID "?" where there is none.  */
+/* Check the module on the filesystem of the current directory, in a
+   scratch directory of its own: make check runs it where the build is,
+   and the project's test suite on each of its real filesystems.  */
 
 #include <config.h>
 
@@ -40,133 +33,6 @@
 #include <unistd.h>
 
 #include "macros.h"
-
-static char const *
-answer_name (enum file_id_answer a)
-{
-  return (a == FILE_ID_SAME ? "same"
-          : a == FILE_ID_DIFFERENT ? "different"
-          : a == FILE_ID_ALIKE ? "alike" : "unknown");
-}
-
-static int
-get (char const *name, struct file_id *id, struct stat *st)
-{
-  if (file_id_stat_at (AT_FDCWD, name, st, AT_SYMLINK_NOFOLLOW, id) != 0)
-    {
-      fprintf (stderr, "test-file-id: %s: %s\n", name, strerror (errno));
-      return -1;
-    }
-  return 0;
-}
-
-static int
-show (int argc, char **argv)
-{
-  int status = 0;
-  for (int i = 0; i < argc; i++)
-    {
-      struct file_id id;
-      struct stat st;
-      unsigned char uuid[16];
-      char buf[FILE_ID_UUID_BUFSIZE];
-      if (get (argv[i], &id, &st) != 0)
-        {
-          status = 1;
-          continue;
-        }
-      if (id.flags & FILE_ID_HAS_SUBVOL)
-        printf ("%llu", (unsigned long long) id.subvol);
-      else
-        printf ("-");
-      printf (" %s%s",
-              id.flags & FILE_ID_EXACT ? "exact" : "inexact",
-              id.flags & FILE_ID_DIR ? ",dir" : "");
-      printf (" %s %s\n",
-              (file_id_fs_uuid (id.dev, AT_FDCWD, argv[i], uuid)
-               ? file_id_uuid_str (uuid, buf) : "?"),
-              argv[i]);
-    }
-  return status;
-}
-
-static int
-compare (char const *a, char const *b)
-{
-  struct file_id ia, ib;
-  struct stat sa, sb;
-  if (get (a, &ia, &sa) != 0 || get (b, &ib, &sb) != 0)
-    return 1;
-  enum file_id_answer r = file_id_compare (&ia, &ib);
-  if (r == FILE_ID_UNKNOWN)
-    {
-      /* As a caller recording the file would: take handles.  */
-      if (file_id_get_handle (&ia, AT_FDCWD, a, 0, &sa) == 0
-          && file_id_get_handle (&ib, AT_FDCWD, b, 0, &sb) == 0)
-        r = file_id_compare (&ia, &ib);
-    }
-  /* The one-off check, which has no statx to ask, must not contradict
-     the keys.  */
-  enum file_id_answer r1
-    = file_id_same_file_at (AT_FDCWD, a, &sa, AT_FDCWD, b, &sb);
-  ASSERT ((r1 == FILE_ID_DIFFERENT) == (r == FILE_ID_DIFFERENT));
-  printf ("%s\n", answer_name (r));
-  file_id_release (&ia);
-  file_id_release (&ib);
-  return 0;
-}
-
-static int
-samefs (char const *a, char const *b)
-{
-  struct stat sa, sb;
-  if (stat (a, &sa) != 0 || stat (b, &sb) != 0)
-    return 1;
-  printf ("%s\n", (file_id_same_fs (AT_FDCWD, a, &sa, AT_FDCWD, b, &sb)
-                   ? "same-fs" : "different-fs"));
-  return 0;
-}
-
-static int
-record (char const *dirname)
-{
-  DIR *dir = opendir (dirname);
-  if (!dir)
-    {
-      perror (dirname);
-      return 1;
-    }
-  int dfd = dirfd (dir);
-  size_t n = 0, alloc = 0, handles = 0;
-  struct file_id *ids = NULL;
-  struct dirent *e;
-  while ((e = readdir (dir)))
-    {
-      struct stat st;
-      if (n == alloc)
-        {
-          alloc = alloc ? 2 * alloc : 1024;
-          ids = realloc (ids, alloc * sizeof *ids);
-          ASSERT (ids);
-        }
-      if (file_id_stat_at (dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW,
-                           &ids[n]) != 0)
-        continue;
-      if (file_id_needs_handle (&ids[n])
-          && file_id_get_handle (&ids[n], dfd, e->d_name, 0, &st) == 0)
-        handles++;
-      n++;
-    }
-  closedir (dir);
-  struct rusage ru;
-  getrusage (RUSAGE_SELF, &ru);
-  printf ("entries %zu handles %zu key-bytes %zu peak-rss-kib %ld\n",
-          n, handles, sizeof *ids, ru.ru_maxrss);
-  for (size_t i = 0; i < n; i++)
-    file_id_release (&ids[i]);
-  free (ids);
-  return 0;
-}
 
 /* The checks make check runs, in a scratch directory.  */
 static void
@@ -442,22 +308,8 @@ self_test (void)
 }
 
 int
-main (int argc, char **argv)
+main (void)
 {
-  if (argc > 2 && strcmp (argv[1], "show") == 0)
-    return show (argc - 2, argv + 2);
-  if (argc == 4 && strcmp (argv[1], "compare") == 0)
-    return compare (argv[2], argv[3]);
-  if (argc == 4 && strcmp (argv[1], "samefs") == 0)
-    return samefs (argv[2], argv[3]);
-  if (argc == 3 && strcmp (argv[1], "record") == 0)
-    return record (argv[2]);
-  if (argc != 1)
-    {
-      fprintf (stderr, "usage: test-file-id [show FILE... | compare A B"
-               " | samefs A B | record DIR]\n");
-      return 2;
-    }
   self_test ();
   return test_exit_status;
 }
