@@ -39,6 +39,20 @@ for d in range(n // 1000):
 EOF
 }
 
+# populate_small DIR: the small tree of the many-subvolumes btrfs, which
+# holds it and many snapshots of it (as snapper or btrbk keep): 20
+# entries, 2 of them directories: x0 and f1..f7, a hard link to x0 and a
+# symbolic link to f1, and d/ with g0..g7.
+populate_small () {
+  local i
+  echo x0 > "$1/x0"
+  for i in 1 2 3 4 5 6 7; do echo "f$i" > "$1/f$i"; done
+  ln "$1/x0" "$1/l0"
+  ln -s f1 "$1/s0"
+  mkdir "$1/d"
+  for i in 0 1 2 3 4 5 6 7; do echo "g$i" > "$1/d/g$i"; done
+}
+
 # reset_dest: an empty tmpfs at $dest (no disk writeback in cp -a's runs),
 # half the available memory at most.
 reset_dest () {
