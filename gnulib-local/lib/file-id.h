@@ -25,8 +25,9 @@
    The filesystem part of the key is st_dev: it names a mounted filesystem
    instance, so two mounted filesystems that share a UUID (a copied image,
    an LVM snapshot) stay apart.  The UUID names the filesystem across
-   mounts; file_id_fs_uuid returns it for printing.  See file-id.txt for
-   what the module promises on each filesystem and kernel.  */
+   mounts; file_id_fs_uuid (file-id-fs.h) returns it for printing.  Sets
+   of keys are in file-id-set.h.  See file-id.txt for what the modules
+   promise on each filesystem and kernel.  */
 
 #ifndef FILE_ID_H
 #define FILE_ID_H
@@ -43,11 +44,6 @@
 
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-/* Linux 6.10's statx mask bit for stx_subvol, for older headers.  */
-#if defined __linux__ && !defined STATX_SUBVOL
-# define STATX_SUBVOL 0x00008000U
 #endif
 
 /* The answer to "are these the same file?".  "Different" needs proof:
@@ -139,10 +135,6 @@ extern void file_id_from_statx (struct file_id *id, struct statx const *stx,
                                 int dirfd, char const *name)
   _GL_ATTRIBUTE_NONNULL ((1, 2));
 
-/* The subvolume ID that STX reports, or -1 if it reports none.  */
-extern int64_t file_id_statx_subvol (struct statx const *stx)
-  _GL_ATTRIBUTE_NONNULL ((1)) _GL_ATTRIBUTE_PURE;
-
 /* Whether A and B are the same file.  */
 extern enum file_id_answer file_id_compare (struct file_id const *a,
                                             struct file_id const *b)
@@ -201,55 +193,34 @@ extern void file_id_release (struct file_id *id)
 extern int file_id_copy (struct file_id *dst, struct file_id const *src)
   _GL_ATTRIBUTE_NONNULL ((1, 2));
 
-/* A set of files, for hard-link bookkeeping (du's counting): a file is in
-   the set if a member is the SAME file or ALIKE; UNKNOWN counts as
-   different, so files that may differ are never merged.  */
-struct file_id_set;
+/* A compact form of what file_id_compare needs of a key's handle and
+   metadata, for sets that keep many keys (file-id-set): the handle's
+   type, length and bytes as a 128-bit digest (MurmurHash3, x64 variant),
+   the metadata (size, link count, mode, mtime, ctime) as a 56-bit one,
+   and in the low 8 bits of META what else the comparison needs.  Only
+   keys with equal dev and ino are ever compared, so a false "same" needs
+   two of the handles of the files that share one (dev, ino) to collide:
+   for N such files (a file and its snapshots' copies), odds below
+   N * N / 2**129.  Metadata that differ are taken as equal with odds of
+   2**-56 per pair compared, and that only where handles cannot tell
+   (FUSE, whose handles name paths).  */
+struct file_id_digest
+{
+  uint64_t handle[2];
+  uint64_t meta;
+};
 
-/* Return a new empty set, or NULL if out of memory.  */
-extern struct file_id_set *file_id_set_alloc (void)
-  _GL_ATTRIBUTE_MALLOC;
-
-/* Free SET and what it owns.  */
-extern void file_id_set_free (struct file_id_set *set);
-
-/* Add *ID to SET unless a member is the same file.  Take ID's handle in
-   either case (ID->handle is then NULL).  Return 1 if added, 0 if SET
-   already had the file, -1 if out of memory.  */
-extern int file_id_set_insert (struct file_id_set *set, struct file_id *id)
+/* Store in *D the digest of ID's handle and metadata.  */
+extern void file_id_digest (struct file_id const *id,
+                            struct file_id_digest *d)
   _GL_ATTRIBUTE_NONNULL ((1, 2));
 
-/* Store in UUID the UUID of the filesystem that holds the file NAME
-   relative to DIRFD, whose st_dev is DEV.  Cached per DEV.  Return true,
-   or false if the filesystem has no UUID (or an all-zero one) or it cannot
-   be known.  Never opens anything but a directory.  */
-extern bool file_id_fs_uuid (dev_t dev, int dirfd, char const *name,
-                             unsigned char uuid[16])
-  _GL_ATTRIBUTE_NONNULL ((4));
-
-/* Whether the files that A_ST and B_ST describe, found as A_NAME
-   relative to A_DIRFD and B_NAME relative to B_DIRFD (a null name: the
-   descriptor itself), are on one filesystem in the sense of "stay on
-   this filesystem but cross its subvolumes" (find -xdev
-   -cross-subvolumes, du -x and cp -x with --cross-subvolumes): true if
-   they share st_dev, or if both filesystems are of one type that gives
-   each subvolume its own st_dev (btrfs, bcachefs) and they have one UUID.
-   A UUID alone is not enough: two mounted copies of an ext4 image share
-   it, yet are two filesystems.  Free when the st_dev are equal; else at
-   most one statfs and one UUID ioctl per mount not met before (cached;
-   another subvolume of a mount met before costs nothing).  Never opens
-   anything but a directory.  */
-extern bool file_id_same_fs (int a_dirfd, char const *a_name,
-                             struct stat const *a_st,
-                             int b_dirfd, char const *b_name,
-                             struct stat const *b_st)
-  _GL_ATTRIBUTE_NONNULL ((3, 6));
-
-/* Format UUID in canonical form into BUF; return BUF.  */
-enum { FILE_ID_UUID_BUFSIZE = 37 };
-extern char *file_id_uuid_str (unsigned char const uuid[16],
-                               char buf[FILE_ID_UUID_BUFSIZE])
-  _GL_ATTRIBUTE_NONNULL ((1, 2)) _GL_ATTRIBUTE_RETURNS_NONNULL;
+/* Like file_id_compare, for keys with equal dev and ino that need a
+   handle (file_id_needs_handle), from their digests A and B.  */
+extern enum file_id_answer
+file_id_digest_compare (struct file_id_digest const *a,
+                        struct file_id_digest const *b)
+  _GL_ATTRIBUTE_NONNULL ((1, 2)) _GL_ATTRIBUTE_PURE;
 
 #ifdef __cplusplus
 }

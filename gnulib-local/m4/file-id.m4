@@ -1,5 +1,5 @@
 # file-id.m4
-# serial 1
+# serial 2
 dnl Copyright (C) 2026 Free Software Foundation, Inc.
 dnl This file is free software; the Free Software Foundation
 dnl gives unlimited permission to copy and/or distribute it,
@@ -9,8 +9,4 @@ AC_DEFUN([gl_FILE_ID],
 [
   AC_REQUIRE([AC_USE_SYSTEM_EXTENSIONS])
   AC_CHECK_FUNCS_ONCE([statx name_to_handle_at])
-  AC_CHECK_HEADERS_ONCE([linux/btrfs.h])
-  dnl Linux 6.10 added stx_subvol; older headers have padding there.
-  AC_CHECK_MEMBERS([struct statx.stx_subvol], [], [],
-    [[#include <sys/stat.h>]])
 ])

@@ -31,6 +31,7 @@
 #include <config.h>
 
 #include "file-id.h"
+#include "file-id-fs.h"
 
 #include <dirent.h>
 #include <errno.h>

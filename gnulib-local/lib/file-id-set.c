@@ -1,0 +1,262 @@
+/* Sets of files, by struct file_id, for hard-link bookkeeping.
+   Copyright (C) 2026 Free Software Foundation, Inc.
+
+   This file is free software: you can redistribute it and/or modify
+   it under the terms of the GNU Lesser General Public License as
+   published by the Free Software Foundation; either version 2.1 of the
+   License, or (at your option) any later version.
+
+   This file is distributed in the hope that it will be useful,
+   but WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+   GNU Lesser General Public License for more details.
+
+   You should have received a copy of the GNU Lesser General Public License
+   along with this program.  If not, see <https://www.gnu.org/licenses/>.  */
+
+#include <config.h>
+
+#include "file-id-set.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "u64-table.h"
+
+/* Exact keys (all keys on local filesystems) go in tables of inode
+   numbers, one per (dev, subvolume).  An exact key without a subvolume
+   counts as subvolume 0 there; compared with the same file's key with
+   one, it would be taken for another file: never merged, which is the
+   safe side for hard-link bookkeeping.  */
+struct ino_table
+{
+  dev_t dev;
+  uint64_t subvol;
+  struct u64_table inos;
+  struct ino_table *next;       /* another with the same TABLE_KEY */
+  struct ino_table *older;      /* the set's table made before this one */
+};
+
+/* The others, keys that need a handle (NFS, FUSE), are kept as their
+   inode number and file_id_digest, 32 bytes, in chunks of CHUNK entries
+   that the set owns; they are never removed one by one.  Each st_dev
+   has an index of them: open addressing, as in u64-table, but with
+   4-byte slots that hold an entry's number plus 1 (0: empty), and with
+   duplicates, since snapshots' copies of a file share its inode number.
+   So an entry costs 32 bytes and 5 to 11 bytes of index, within twice
+   what di-set spends on a (dev, ino) pair.  */
+struct entry
+{
+  uint64_t ino;
+  struct file_id_digest digest;
+};
+
+enum { CHUNK_SHIFT = 10, CHUNK = 1 << CHUNK_SHIFT };
+
+struct dev_index
+{
+  uint32_t *slots;              /* MASK + 1 slots, or NULL */
+  size_t mask;
+  size_t count;
+  struct dev_index *older;      /* the set's index made before this one */
+};
+
+struct file_id_set
+{
+  struct u64_table tables;      /* TABLE_KEY -> struct ino_table * */
+  struct ino_table *last;       /* the table used last, or NULL */
+  struct ino_table *newest_table; /* the table made last, or NULL */
+  struct u64_table indexes;     /* dev -> struct dev_index * */
+  struct dev_index *newest;     /* the index made last, or NULL */
+  struct entry **chunks;        /* NENTRIES entries, CHUNK per chunk */
+  size_t nchunks;
+  size_t nentries;
+};
+
+static uint64_t
+table_key (dev_t dev, uint64_t subvol)
+{
+  return (uint64_t) dev * 0x9e3779b97f4a7c15u ^ subvol;
+}
+
+/* The table for DEV and SUBVOL, added if new; NULL if out of memory.
+   A walk meets one subvolume after another, so the last one almost
+   always matches; the others are found by hashing (a btrfs may have
+   thousands of subvolumes).  */
+static struct ino_table *
+ino_table_get (struct file_id_set *set, dev_t dev, uint64_t subvol)
+{
+  struct ino_table *t = set->last;
+  if (t && t->dev == dev && t->subvol == subvol)
+    return t;
+  void **head = u64_table_ref (&set->tables, table_key (dev, subvol));
+  if (!head)
+    return NULL;
+  for (t = *head; t; t = t->next)
+    if (t->dev == dev && t->subvol == subvol)
+      return set->last = t;
+  t = malloc (sizeof *t);
+  if (!t)
+    return NULL;
+  t->dev = dev;
+  t->subvol = subvol;
+  u64_table_init (&t->inos, false);
+  t->next = *head;
+  *head = t;
+  t->older = set->newest_table;
+  set->newest_table = t;
+  return set->last = t;
+}
+
+static struct entry *
+entry_at (struct file_id_set const *set, size_t i)
+{
+  return &set->chunks[i >> CHUNK_SHIFT][i & (CHUNK - 1)];
+}
+
+/* Make room for one more entry in SET, and for one more slot in X.
+   Return false if out of memory.  */
+static bool
+room (struct file_id_set *set, struct dev_index *x)
+{
+  if (set->nentries == set->nchunks * CHUNK)
+    {
+      if (UINT32_MAX - CHUNK < set->nentries)
+        return false;
+      struct entry **c = realloc (set->chunks,
+                                  (set->nchunks + 1) * sizeof *c);
+      if (!c)
+        return false;
+      set->chunks = c;
+      c[set->nchunks] = malloc (CHUNK * sizeof **c);
+      if (!c[set->nchunks])
+        return false;
+      set->nchunks++;
+    }
+  if (x->slots && 4 * (x->count + 1) <= 3 * (x->mask + 1))
+    return true;
+  size_t n = x->slots ? 2 * (x->mask + 1) : 64;
+  uint32_t *slots = (n <= SIZE_MAX / sizeof *slots
+                     ? calloc (n, sizeof *slots) : NULL);
+  if (!slots)
+    return false;
+  for (size_t i = 0; x->slots && i <= x->mask; i++)
+    if (x->slots[i])
+      {
+        uint64_t ino = entry_at (set, x->slots[i] - 1)->ino;
+        size_t j = u64_table_mix (ino) & (n - 1);
+        while (slots[j])
+          j = (j + 1) & (n - 1);
+        slots[j] = x->slots[i];
+      }
+  free (x->slots);
+  x->slots = slots;
+  x->mask = n - 1;
+  return true;
+}
+
+/* Add the file with st_dev DEV, inode number INO and digest D to SET
+   unless a member is the same file or alike.  Return 1 if added, 0 if
+   not, -1 if out of memory.  */
+static int
+digest_insert (struct file_id_set *set, dev_t dev, uint64_t ino,
+               struct file_id_digest const *d)
+{
+  void **xp = u64_table_ref (&set->indexes, dev);
+  if (!xp)
+    return -1;
+  struct dev_index *x = *xp;
+  if (!x)
+    {
+      x = calloc (1, sizeof *x);
+      if (!x)
+        return -1;
+      x->older = set->newest;
+      set->newest = x;
+      *xp = x;
+    }
+  size_t j = 0;
+  if (x->slots)
+    for (j = u64_table_mix (ino) & x->mask; x->slots[j];
+         j = (j + 1) & x->mask)
+      {
+        struct entry const *e = entry_at (set, x->slots[j] - 1);
+        if (e->ino == ino)
+          {
+            enum file_id_answer same = file_id_digest_compare (&e->digest, d);
+            if (same == FILE_ID_SAME || same == FILE_ID_ALIKE)
+              return 0;
+          }
+      }
+  size_t old_mask = x->mask;
+  uint32_t *old_slots = x->slots;
+  if (!room (set, x))
+    return -1;
+  if (x->slots != old_slots || x->mask != old_mask)
+    for (j = u64_table_mix (ino) & x->mask; x->slots[j];
+         j = (j + 1) & x->mask)
+      continue;
+  struct entry *e = entry_at (set, set->nentries);
+  e->ino = ino;
+  e->digest = *d;
+  x->slots[j] = ++set->nentries;
+  x->count++;
+  return 1;
+}
+
+struct file_id_set *
+file_id_set_alloc (void)
+{
+  struct file_id_set *set = malloc (sizeof *set);
+  if (!set)
+    return NULL;
+  u64_table_init (&set->tables, true);
+  set->last = set->newest_table = NULL;
+  u64_table_init (&set->indexes, true);
+  set->newest = NULL;
+  set->chunks = NULL;
+  set->nchunks = set->nentries = 0;
+  return set;
+}
+
+void
+file_id_set_free (struct file_id_set *set)
+{
+  if (!set)
+    return;
+  for (struct ino_table *t = set->newest_table, *older; t; t = older)
+    {
+      older = t->older;
+      u64_table_clear (&t->inos);
+      free (t);
+    }
+  u64_table_clear (&set->tables);
+  for (struct dev_index *x = set->newest, *older; x; x = older)
+    {
+      older = x->older;
+      free (x->slots);
+      free (x);
+    }
+  u64_table_clear (&set->indexes);
+  for (size_t i = 0; i < set->nchunks; i++)
+    free (set->chunks[i]);
+  free (set->chunks);
+  free (set);
+}
+
+int
+file_id_set_insert (struct file_id_set *set, struct file_id *id)
+{
+  if (id->flags & FILE_ID_EXACT)
+    {
+      struct ino_table *t
+        = ino_table_get (set, id->dev,
+                         id->flags & FILE_ID_HAS_SUBVOL ? id->subvol : 0);
+      file_id_release (id);
+      return t ? u64_table_add (&t->inos, id->ino) : -1;
+    }
+  struct file_id_digest d;
+  file_id_digest (id, &d);
+  file_id_release (id);
+  return digest_insert (set, id->dev, id->ino, &d);
+}

@@ -1,0 +1,26 @@
+/* The subvolume that statx reports.
+   Copyright (C) 2026 Free Software Foundation, Inc.
+
+   This file is free software: you can redistribute it and/or modify
+   it under the terms of the GNU Lesser General Public License as
+   published by the Free Software Foundation; either version 2.1 of the
+   License, or (at your option) any later version.
+
+   This file is distributed in the hope that it will be useful,
+   but WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+   GNU Lesser General Public License for more details.
+
+   You should have received a copy of the GNU Lesser General Public License
+   along with this program.  If not, see <https://www.gnu.org/licenses/>.  */
+
+#include <config.h>
+
+#define STATX_SUBVOL_INLINE _GL_EXTERN_INLINE
+#include "statx-subvol.h"
+
+#if defined STATX_BASIC_STATS && !HAVE_STRUCT_STATX_STX_SUBVOL
+# include "verify.h"
+/* stx_subvol is at 0xa0; the padding there must be in the struct.  */
+verify (0xa8 <= sizeof (struct statx));
+#endif
