@@ -902,14 +902,22 @@ file_id_fs_identify (dev_t dev, ino_t ino, int dirfd, char const *name,
 #else
   (void) statx_said;
 #endif
+  /* Not stable: what is not known yet, and an overlay that a statx
+     with no subvolume may yet prove exact.  */
+  int stable = (fi && fi != &fs_unknown && (fi->flags & FS_LEARNED)
+#if FILE_ID_LINUX
+                && ! ((fi->flags & FS_MULTIPLEX)
+                      && fi->f_type == OVERLAYFS_SUPER_MAGIC)
+#endif
+                ? FILE_ID_FS_STABLE : 0);
   if (fi && (fi->flags & FS_MULTIPLEX))
-    return 0;
+    return stable;
   if (fi && (fi->flags & FS_SUBVOL))
     {
       *subvol = fi->subvol;
-      return FILE_ID_FS_EXACT | FILE_ID_FS_SUBVOL;
+      return FILE_ID_FS_EXACT | FILE_ID_FS_SUBVOL | stable;
     }
-  return FILE_ID_FS_EXACT;
+  return FILE_ID_FS_EXACT | stable;
 }
 
 enum file_id_handles

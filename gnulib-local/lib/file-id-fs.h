@@ -79,7 +79,10 @@ enum
   /* (dev, subvolume, ino) identifies the file.  */
   FILE_ID_FS_EXACT = 1 << 0,
   /* *SUBVOL holds the subvolume of the file's st_dev.  */
-  FILE_ID_FS_SUBVOL = 1 << 1
+  FILE_ID_FS_SUBVOL = 1 << 1,
+  /* The same answer holds for every file of the st_dev from now on, so
+     that the caller may keep it.  */
+  FILE_ID_FS_STABLE = 1 << 2
 };
 
 /* What is known of the file with st_dev DEV and inode number INO (a

@@ -252,7 +252,8 @@ file_id_set_insert (struct file_id_set *set, struct file_id *id)
       struct ino_table *t
         = ino_table_get (set, id->dev,
                          id->flags & FILE_ID_HAS_SUBVOL ? id->subvol : 0);
-      file_id_release (id);
+      if (id->handle)
+        file_id_release (id);
       return t ? u64_table_add (&t->inos, id->ino) : -1;
     }
   struct file_id_digest d;

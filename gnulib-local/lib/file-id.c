@@ -66,10 +66,30 @@ id_init (struct file_id *id, dev_t dev, ino_t ino, mode_t mode)
 static void
 id_complete (struct file_id *id, int dirfd, char const *name, bool statx_said)
 {
-  uint64_t subvol;
-  int facts = file_id_fs_identify (id->dev, id->ino, dirfd, name,
+  /* Consecutive files nearly always share a st_dev: keep its facts, where
+     they cannot change.  */
+  static dev_t last_dev;
+  static int last_facts = -1;
+  static uint64_t last_subvol;
+  uint64_t subvol = 0;
+  int facts;
+  if (0 <= last_facts && last_dev == id->dev)
+    {
+      facts = last_facts;
+      subvol = last_subvol;
+    }
+  else
+    {
+      facts = file_id_fs_identify (id->dev, id->ino, dirfd, name,
                                    !!(id->flags & FILE_ID_DIR), statx_said,
                                    &subvol);
+      if (facts & FILE_ID_FS_STABLE)
+        {
+          last_dev = id->dev;
+          last_facts = facts;
+          last_subvol = subvol;
+        }
+    }
   if (facts & FILE_ID_FS_EXACT)
     id->flags |= FILE_ID_EXACT;
   if (facts & FILE_ID_FS_SUBVOL)

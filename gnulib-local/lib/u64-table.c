@@ -77,12 +77,11 @@ u64_table_get (struct u64_table const *t, uint64_t key)
   return t->keys[i] == key ? t->vals[i] : NULL;
 }
 
-/* Make room in T for one more key.  Return false if out of memory.  */
+/* Make room in T for one more key: allocate or double its slots.
+   Return false if out of memory.  */
 static bool
 room (struct u64_table *t)
 {
-  if (t->keys && 2 * (t->count + 1) <= t->mask + 1)
-    return true;
   /* Small at first: a snapshot's table may hold one hard link.  */
   size_t n = t->keys ? 2 * (t->mask + 1) : 16;
   if (SIZE_MAX / 2 / sizeof (uint64_t) < n)
@@ -122,11 +121,21 @@ u64_table_add (struct u64_table *t, uint64_t key)
       t->has_zero = true;
       return added;
     }
-  if (t->keys && t->keys[slot (t, key)] == key)
-    return 0;
-  if (!room (t))
-    return -1;
-  t->keys[slot (t, key)] = key;
+  /* One probe, unless the table must grow first.  */
+  size_t i;
+  if (t->keys)
+    {
+      i = slot (t, key);
+      if (t->keys[i] == key)
+        return 0;
+    }
+  if (!t->keys || t->mask + 1 < 2 * (t->count + 1))
+    {
+      if (!room (t))
+        return -1;
+      i = slot (t, key);
+    }
+  t->keys[i] = key;
   t->count++;
   return 1;
 }
@@ -143,15 +152,19 @@ u64_table_ref (struct u64_table *t, uint64_t key)
         }
       return &t->zero_val;
     }
+  size_t i;
   if (t->keys)
     {
-      size_t i = slot (t, key);
+      i = slot (t, key);
       if (t->keys[i] == key)
         return &t->vals[i];
     }
-  if (!room (t))
-    return NULL;
-  size_t i = slot (t, key);
+  if (!t->keys || t->mask + 1 < 2 * (t->count + 1))
+    {
+      if (!room (t))
+        return NULL;
+      i = slot (t, key);
+    }
   t->keys[i] = key;
   t->vals[i] = NULL;
   t->count++;
