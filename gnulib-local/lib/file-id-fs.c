@@ -49,27 +49,6 @@
 
 #if FILE_ID_LINUX && HAVE_STATX
 # define HAVE_STX_MNT_ID (FILE_ID_STATX_MNT_ID != 0)
-/* Whether the kernel lacks statx, or a sandbox refuses it.  */
-static bool no_statx;
-
-/* Like statx, remembering a kernel or sandbox without it.  */
-static int
-fs_statx (int dirfd, char const *name, int flags, unsigned int mask,
-          struct statx *stx)
-{
-  if (no_statx)
-    {
-      errno = ENOSYS;
-      return -1;
-    }
-  int r = statx (dirfd, name, flags, mask, stx);
-  if (r != 0 && (errno == ENOSYS || errno == EPERM))
-    {
-      no_statx = true;
-      errno = ENOSYS;
-    }
-  return r;
-}
 #else
 # define HAVE_STX_MNT_ID 0
 #endif
@@ -333,10 +312,11 @@ open_dir_of (int dirfd, char const *name, bool is_dir, dev_t dev, ino_t ino,
   /* The mount ID (unique where the kernel has such IDs) and the
      subvolume come with the same call.  */
   struct statx stx;
-  r = fs_statx (fd, "", AT_EMPTY_PATH | AT_NO_AUTOMOUNT,
-                (STATX_TYPE | STATX_INO | STATX_SUBVOL_MASK
-                 | FILE_ID_STATX_MNT_ID | FILE_ID_STATX_MNT_ID_UNIQUE),
-                &stx);
+  r = statx_unless_refused (fd, "", AT_EMPTY_PATH | AT_NO_AUTOMOUNT,
+                            (STATX_TYPE | STATX_INO | STATX_SUBVOL_MASK
+                             | FILE_ID_STATX_MNT_ID
+                             | FILE_ID_STATX_MNT_ID_UNIQUE),
+                            &stx);
   if (r == 0)
     {
       st.st_dev = makedev (stx.stx_dev_major, stx.stx_dev_minor);
@@ -763,7 +743,7 @@ fs_learn (dev_t dev, ino_t ino, int dirfd, char const *name, bool is_dir)
      it did for the btrfs examined, callers that print it have it from
      statx.  */
 # if HAVE_STATX && HAVE_STX_MNT_ID
-  if (!(fi->flags & FS_MNT_ID) && btrfs_examined && !no_statx && is_dir
+  if (!(fi->flags & FS_MNT_ID) && btrfs_examined && !statx_refused && is_dir
       && ino == 256 /* BTRFS_FIRST_FREE_OBJECTID */
       && mountinfo_unlisted (dev))
     {
@@ -775,15 +755,15 @@ fs_learn (dev_t dev, ino_t ino, int dirfd, char const *name, bool is_dir)
      one statx of the file itself, which opens nothing, says whether it
      is another subvolume of a known mount.  */
   if (!(fi->flags & FS_MNT_ID) && u64_table_count (&mount_facts)
-      && !no_statx)
+      && !statx_refused)
     {
       struct statx stx;
-      if (fs_statx (dirfd, name ? name : "",
-                    ((name ? AT_SYMLINK_NOFOLLOW : AT_EMPTY_PATH)
-                     | AT_NO_AUTOMOUNT),
-                    (STATX_TYPE | STATX_INO | STATX_SUBVOL_MASK
-                     | FILE_ID_STATX_MNT_ID_UNIQUE),
-                    &stx) == 0
+      if (statx_unless_refused (dirfd, name ? name : "",
+                                ((name ? AT_SYMLINK_NOFOLLOW : AT_EMPTY_PATH)
+                                 | AT_NO_AUTOMOUNT),
+                                (STATX_TYPE | STATX_INO | STATX_SUBVOL_MASK
+                                 | FILE_ID_STATX_MNT_ID_UNIQUE),
+                                &stx) == 0
           && (stx.stx_mask & FILE_ID_STATX_MNT_ID_UNIQUE)
           && makedev (stx.stx_dev_major, stx.stx_dev_minor) == dev
           && stx.stx_ino == ino

@@ -36,13 +36,6 @@
 # define FILE_ID_LINUX 0
 #endif
 
-#if FILE_ID_LINUX && HAVE_STATX
-/* Whether the kernel lacks statx, or a sandbox refuses it: seccomp
-   profiles of container runtimes answer system calls they do not know
-   with EPERM, which statx gives for no other reason.  */
-static bool no_statx;
-#endif
-
 #ifndef AT_HANDLE_FID
 # define AT_HANDLE_FID 0x200
 #endif
@@ -113,25 +106,14 @@ int
 file_id_statx (int dirfd, char const *name, int flags, unsigned int mask,
                struct statx *stx)
 {
-  if (no_statx)
-    {
-      errno = ENOSYS;
-      return -1;
-    }
   /* The subvolume and the mount ID cost nothing more.  */
   /* A caller that asks for the mount ID gets the one it asked for.  */
-  int r = statx (dirfd, name, flags,
-                 (mask | STATX_SUBVOL_MASK
-                  | (mask & (FILE_ID_STATX_MNT_ID
-                             | FILE_ID_STATX_MNT_ID_UNIQUE)
-                     ? 0 : FILE_ID_STATX_MNT_ID_UNIQUE)),
-                 stx);
-  if (r != 0 && (errno == ENOSYS || errno == EPERM))
-    {
-      no_statx = true;
-      errno = ENOSYS;
-    }
-  return r;
+  return statx_unless_refused (dirfd, name, flags,
+                               (mask | STATX_SUBVOL_MASK
+                                | (mask & (FILE_ID_STATX_MNT_ID
+                                           | FILE_ID_STATX_MNT_ID_UNIQUE)
+                                   ? 0 : FILE_ID_STATX_MNT_ID_UNIQUE)),
+                               stx);
 }
 
 void
@@ -190,12 +172,8 @@ static _GL_ATTRIBUTE_NOINLINE int
 stat_at_fallback (int dirfd, char const *name, struct stat *st, int flags,
                   struct file_id *id)
 {
-  if (!no_statx)
-    {
-      if (errno != ENOSYS && errno != EPERM)
-        return -1;
-      no_statx = true;
-    }
+  if (!statx_note_refusal ())
+    return -1;
   if (fstatat (dirfd, name, st, flags) != 0)
     return -1;
   file_id_from_stat (id, st, dirfd, stat_at_name (name, flags));
@@ -210,7 +188,7 @@ file_id_stat_at (int dirfd, char const *name, struct stat *st, int flags,
   /* fstatat never triggers an automount; neither must this.  The common
      case is written out here, since fts calls this for every directory:
      what file_id_from_statx does, without the calls.  */
-  if (!no_statx
+  if (!statx_refused
       && statx (dirfd, name, flags | AT_NO_AUTOMOUNT,
                 (STATX_BASIC_STATS | STATX_SUBVOL_MASK
                  | FILE_ID_STATX_MNT_ID_UNIQUE),
@@ -512,6 +490,53 @@ file_id_compare (struct file_id const *a, struct file_id const *b)
           ? FILE_ID_ALIKE : FILE_ID_UNKNOWN);
 }
 
+/* Whether the keys A and B, which file_id_compare calls different, are
+   so only by their metadata, which handles that do not tell files apart
+   leave as the only evidence.  */
+static bool
+different_by_meta (struct file_id const *a, struct file_id const *b)
+{
+  struct file_id_handle const *ha = a->handle;
+  struct file_id_handle const *hb = b->handle;
+  return (!((a->flags ^ b->flags) & FILE_ID_DIR)
+          && !(a->flags & b->flags & FILE_ID_HAS_SUBVOL)
+          && ha && hb
+          && !(ha->kind == FILE_ID_HANDLES_FILE
+               && hb->kind == FILE_ID_HANDLES_FILE));
+}
+
+/* The handle and key of NAME relative to DIRFD (NAME null: DIRFD
+   itself), the file that ST describes, into *ID, from metadata that the
+   kernel fetches afresh (AT_STATX_FORCE_SYNC): a FUSE or NFS client may
+   cache another name's metadata of one file from before a change made
+   through this one.  Return 0 if the file is still the one ST describes,
+   else -1.  */
+static int
+fresh_id (struct file_id *id, int dirfd, char const *name,
+          struct stat const *st)
+{
+#if FILE_ID_LINUX && HAVE_STATX && defined AT_STATX_FORCE_SYNC
+  struct statx stx;
+  struct stat fresh;
+  int follow = S_ISLNK (st->st_mode) ? AT_SYMLINK_NOFOLLOW : 0;
+  if (statx_unless_refused (dirfd, name ? name : "",
+                            (follow | AT_STATX_FORCE_SYNC | AT_NO_AUTOMOUNT
+                             | (name ? 0 : AT_EMPTY_PATH)),
+                            STATX_BASIC_STATS, &stx) != 0)
+    return -1;
+  statx_to_stat (&fresh, &stx);
+  if (fresh.st_dev != st->st_dev || fresh.st_ino != st->st_ino)
+    return -1;
+  file_id_from_stat (id, &fresh, dirfd, name);
+  return file_id_get_handle (id, dirfd, name,
+                             follow ? 0 : AT_SYMLINK_FOLLOW, &fresh);
+#else
+  (void) id, (void) dirfd, (void) name, (void) st;
+  errno = ENOSYS;
+  return -1;
+#endif
+}
+
 enum file_id_answer
 file_id_same_file_at (int a_dirfd, char const *a_name, struct stat const *a_st,
                       int b_dirfd, char const *b_name, struct stat const *b_st)
@@ -529,7 +554,19 @@ file_id_same_file_at (int a_dirfd, char const *a_name, struct stat const *a_st,
       && file_id_get_handle (&b, b_dirfd, b_name,
                              S_ISLNK (b_st->st_mode) ? 0 : AT_SYMLINK_FOLLOW,
                              b_st) == 0)
-    r = file_id_compare (&a, &b);
+    {
+      r = file_id_compare (&a, &b);
+      /* Metadata that differ prove two files only if both are fresh:
+         the caller's two stats may have come from two caches.  */
+      if (r == FILE_ID_DIFFERENT && different_by_meta (&a, &b))
+        {
+          file_id_release (&a);
+          file_id_release (&b);
+          r = (fresh_id (&a, a_dirfd, a_name, a_st) == 0
+               && fresh_id (&b, b_dirfd, b_name, b_st) == 0
+               ? file_id_compare (&a, &b) : FILE_ID_UNKNOWN);
+        }
+    }
   file_id_release (&a);
   file_id_release (&b);
   return r;

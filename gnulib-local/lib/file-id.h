@@ -145,7 +145,10 @@ extern enum file_id_answer file_id_compare (struct file_id const *a,
    itself), are one file: for one-off checks that keep no key, such as
    cp's "are the same file".  Nothing is looked up unless the two share
    (st_dev, st_ino); then at most a statfs per filesystem not met before
-   and, where that does not settle it, one file handle per file.  A
+   and, where that does not settle it, one file handle per file; where
+   only metadata differ, they are fetched again with AT_STATX_FORCE_SYNC
+   (a FUSE client may cache each name's metadata of one file apart), and
+   the answer is UNKNOWN if that cannot be done.  A
    symbolic link is followed if and only if its status was, i.e. if the
    status is not a symbolic link's.  */
 extern enum file_id_answer file_id_same_file_at (int a_dirfd,

@@ -1,4 +1,4 @@
-/* The subvolume that statx reports.
+/* The subvolume that statx reports, and whether statx can be used.
    Copyright (C) 2026 Free Software Foundation, Inc.
 
    This file is free software: you can redistribute it and/or modify
@@ -19,8 +19,37 @@
 #define STATX_SUBVOL_INLINE _GL_EXTERN_INLINE
 #include "statx-subvol.h"
 
+#include <errno.h>
+
 #if defined STATX_BASIC_STATS && !HAVE_STRUCT_STATX_STX_SUBVOL
 # include "verify.h"
 /* stx_subvol is at 0xa0; the padding there must be in the struct.  */
 verify (0xa8 <= sizeof (struct statx));
+#endif
+
+#if defined STATX_BASIC_STATS && HAVE_STATX
+bool statx_refused;
+
+bool
+statx_note_refusal (void)
+{
+  if (errno == ENOSYS || errno == EPERM)
+    statx_refused = true;
+  return statx_refused;
+}
+
+int
+statx_unless_refused (int dirfd, char const *name, int flags,
+                      unsigned int mask, struct statx *stx)
+{
+  if (statx_refused)
+    {
+      errno = ENOSYS;
+      return -1;
+    }
+  int r = statx (dirfd, name, flags, mask, stx);
+  if (r != 0 && statx_note_refusal ())
+    errno = ENOSYS;
+  return r;
+}
 #endif

@@ -19,7 +19,8 @@
    statx, where older headers (Linux 6.1, glibc 2.36) have padding.  For
    programs that call statx themselves (stat, ls): ask for
    STATX_SUBVOL_MASK, and read the answer with statx_subvol.  Older
-   kernels ignore the bit, and then report no subvolume.  */
+   kernels ignore the bit, and then report no subvolume.  Modules that
+   fall back to fstatat where statx is refused share statx_refused.  */
 
 #ifndef STATX_SUBVOL_H
 #define STATX_SUBVOL_H
@@ -28,6 +29,7 @@
  #error "Please include config.h first."
 #endif
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -67,6 +69,24 @@ statx_subvol (struct statx const *stx)
   return v;
 # endif
 }
+
+# if HAVE_STATX
+/* Whether statx is known to be unusable: the kernel lacks it (ENOSYS),
+   or a sandbox refuses it (EPERM: seccomp profiles of container runtimes
+   answer system calls they do not know with it, and statx gives it for
+   no other reason).  Callers use fstatat instead.  */
+extern bool statx_refused;
+
+/* Set statx_refused if statx has just failed with errno ENOSYS or EPERM.
+   Return statx_refused.  */
+extern bool statx_note_refusal (void);
+
+/* Like statx (DIRFD, NAME, FLAGS, MASK, STX), but once statx_refused,
+   fail with errno ENOSYS without a system call; a refusal is noted, and
+   errno set to ENOSYS.  */
+extern int statx_unless_refused (int dirfd, char const *name, int flags,
+                                 unsigned int mask, struct statx *stx);
+# endif
 #endif
 
 #ifdef __cplusplus

@@ -53,6 +53,29 @@ main (void)
     }
   else
     ASSERT (errno == ENOSYS || errno == EPERM);
+
+# if HAVE_STATX
+  /* Another failure is not a refusal; ENOSYS or EPERM is, and statx is
+     then not called again: ENOSYS even for a name that exists.  */
+  ASSERT (!statx_refused);
+  errno = 0;
+  ASSERT (statx_unless_refused (AT_FDCWD, "test-statx-subvol.nonexistent",
+                                0, STATX_BASIC_STATS, &stx) == -1);
+  ASSERT (errno == ENOENT || errno == ENOSYS);
+  if (errno == ENOENT)
+    {
+      ASSERT (!statx_refused);
+      errno = EINVAL;
+      ASSERT (!statx_note_refusal ());
+      errno = EPERM;
+      ASSERT (statx_note_refusal ());
+    }
+  ASSERT (statx_refused);
+  errno = 0;
+  ASSERT (statx_unless_refused (AT_FDCWD, ".", 0, STATX_BASIC_STATS, &stx)
+          == -1);
+  ASSERT (errno == ENOSYS);
+# endif
 #else
   fputs ("Skipping test: no statx\n", stderr);
   return 77;
