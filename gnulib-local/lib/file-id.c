@@ -505,36 +505,53 @@ different_by_meta (struct file_id const *a, struct file_id const *b)
                && hb->kind == FILE_ID_HANDLES_FILE));
 }
 
-/* The handle and key of NAME relative to DIRFD (NAME null: DIRFD
-   itself), the file that ST describes, into *ID, from metadata that the
-   kernel fetches afresh (AT_STATX_FORCE_SYNC): a FUSE or NFS client may
-   cache another name's metadata of one file from before a change made
-   through this one.  Return 0 if the file is still the one ST describes,
-   else -1.  */
+/* Fetch afresh (AT_STATX_FORCE_SYNC) into *FRESH the status of NAME
+   relative to DIRFD (NAME null: DIRFD itself), the file that ST
+   describes: a FUSE or NFS client may cache another name's metadata of
+   one file from before a change made through this one.  Return 0 if the
+   file is still the one ST describes, else -1.  */
 static int
-fresh_id (struct file_id *id, int dirfd, char const *name,
-          struct stat const *st)
+fresh_stat (int dirfd, char const *name, struct stat const *st,
+            struct stat *fresh)
 {
 #if FILE_ID_LINUX && HAVE_STATX && defined AT_STATX_FORCE_SYNC
   struct statx stx;
-  struct stat fresh;
   int follow = S_ISLNK (st->st_mode) ? AT_SYMLINK_NOFOLLOW : 0;
   if (statx_unless_refused (dirfd, name ? name : "",
                             (follow | AT_STATX_FORCE_SYNC | AT_NO_AUTOMOUNT
                              | (name ? 0 : AT_EMPTY_PATH)),
                             STATX_BASIC_STATS, &stx) != 0)
     return -1;
-  statx_to_stat (&fresh, &stx);
-  if (fresh.st_dev != st->st_dev || fresh.st_ino != st->st_ino)
-    return -1;
-  file_id_from_stat (id, &fresh, dirfd, name);
-  return file_id_get_handle (id, dirfd, name,
-                             follow ? 0 : AT_SYMLINK_FOLLOW, &fresh);
+  statx_to_stat (fresh, &stx);
+  return fresh->st_dev == st->st_dev && fresh->st_ino == st->st_ino ? 0 : -1;
 #else
-  (void) id, (void) dirfd, (void) name, (void) st;
+  (void) dirfd, (void) name, (void) st, (void) fresh;
   errno = ENOSYS;
   return -1;
 #endif
+}
+
+/* The key of NAME relative to DIRFD, with its handle, from the fresh
+   status FRESH, into *ID.  Return 0, or -1.  */
+static int
+fresh_id (struct file_id *id, int dirfd, char const *name,
+          struct stat const *fresh)
+{
+  file_id_from_stat (id, fresh, dirfd, name);
+  return file_id_get_handle (id, dirfd, name,
+                             S_ISLNK (fresh->st_mode) ? 0 : AT_SYMLINK_FOLLOW,
+                             fresh);
+}
+
+/* Whether A and B hold the same metadata, as file_id_compare compares
+   them.  */
+static bool
+same_meta (struct stat const *a, struct stat const *b)
+{
+  return (a->st_size == b->st_size && a->st_nlink == b->st_nlink
+          && a->st_mode == b->st_mode
+          && timespec_eq (a->st_mtim, b->st_mtim)
+          && timespec_eq (a->st_ctim, b->st_ctim));
 }
 
 enum file_id_answer
@@ -556,14 +573,20 @@ file_id_same_file_at (int a_dirfd, char const *a_name, struct stat const *a_st,
                              b_st) == 0)
     {
       r = file_id_compare (&a, &b);
-      /* Metadata that differ prove two files only if both are fresh:
-         the caller's two stats may have come from two caches.  */
+      /* Metadata that differ prove two files only if both are fresh
+         (the caller's two stats may have come from two caches) and A's
+         did not change while B's were fetched (a writer in between).  */
       if (r == FILE_ID_DIFFERENT && different_by_meta (&a, &b))
         {
+          struct stat fa, fb, fa2;
           file_id_release (&a);
           file_id_release (&b);
-          r = (fresh_id (&a, a_dirfd, a_name, a_st) == 0
-               && fresh_id (&b, b_dirfd, b_name, b_st) == 0
+          r = (fresh_stat (a_dirfd, a_name, a_st, &fa) == 0
+               && fresh_stat (b_dirfd, b_name, b_st, &fb) == 0
+               && fresh_stat (a_dirfd, a_name, a_st, &fa2) == 0
+               && same_meta (&fa, &fa2)
+               && fresh_id (&a, a_dirfd, a_name, &fa) == 0
+               && fresh_id (&b, b_dirfd, b_name, &fb) == 0
                ? file_id_compare (&a, &b) : FILE_ID_UNKNOWN);
         }
     }

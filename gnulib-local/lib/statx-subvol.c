@@ -20,6 +20,7 @@
 #include "statx-subvol.h"
 
 #include <errno.h>
+#include <fcntl.h>
 
 #if defined STATX_BASIC_STATS && !HAVE_STRUCT_STATX_STX_SUBVOL
 # include "verify.h"
@@ -33,8 +34,19 @@ bool statx_refused;
 bool
 statx_note_refusal (void)
 {
-  if (errno == ENOSYS || errno == EPERM)
+  if (errno == ENOSYS)
     statx_refused = true;
+  else if (errno == EPERM && !statx_refused)
+    {
+      /* EPERM is what a sandbox answers for a call it does not allow,
+         but a FUSE daemon or a network filesystem may give it for one
+         file: a sandbox refuses a statx of "/" as well.  */
+      struct statx stx;
+      if (statx (AT_FDCWD, "/", 0, STATX_TYPE, &stx) != 0
+          && (errno == EPERM || errno == ENOSYS))
+        statx_refused = true;
+      errno = EPERM;
+    }
   return statx_refused;
 }
 

@@ -77,8 +77,8 @@ statx_subvol (struct statx const *stx)
    no other reason).  Callers use fstatat instead.  */
 extern bool statx_refused;
 
-/* Set statx_refused if statx has just failed with errno ENOSYS or EPERM.
-   Return statx_refused.  */
+/* Set statx_refused if statx has just failed with errno ENOSYS, or with
+   EPERM and a statx of "/" is refused too.  Return statx_refused.  */
 extern bool statx_note_refusal (void);
 
 /* Like statx (DIRFD, NAME, FLAGS, MASK, STX), but once statx_refused,

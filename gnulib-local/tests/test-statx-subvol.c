@@ -64,10 +64,15 @@ main (void)
   ASSERT (errno == ENOENT || errno == ENOSYS);
   if (errno == ENOENT)
     {
+      /* Neither another error nor an EPERM for one file, while statx
+         of "/" works, is a refusal.  */
       ASSERT (!statx_refused);
       errno = EINVAL;
       ASSERT (!statx_note_refusal ());
       errno = EPERM;
+      ASSERT (!statx_note_refusal ());
+      ASSERT (errno == EPERM);
+      errno = ENOSYS;
       ASSERT (statx_note_refusal ());
     }
   ASSERT (statx_refused);
