@@ -180,6 +180,9 @@ static const struct name_number call_table[] =
 #ifdef __NR_getdents64
   { "getdents64", __NR_getdents64 },
 #endif
+#ifdef __NR_getcwd
+  { "getcwd", __NR_getcwd },
+#endif
 };
 
 #define N_CALLS (sizeof call_table / sizeof call_table[0])
