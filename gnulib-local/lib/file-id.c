@@ -301,16 +301,57 @@ parentless_fid_len (unsigned char type)
     }
 }
 
-/* The kind of the handle H of BYTES bytes that the Linux NFS client gave.
-   It embeds the server's handle (fs/nfs/export.c: the 64-bit file ID,
-   the file type, then a struct nfs_fh, a 16-bit length and the bytes).
-   That names a file only in a format known to carry no parent: knfsd's
-   version 1 with a file ID type without parent.  With the export option
-   subtree_check, knfsd puts the parent directory in the handles of other
-   files than directories, and two hard links in two directories get two
-   handles; other servers' formats are unknown.  */
+/* The export part (version, authentication and fsid types, fsid) of the
+   first knfsd handle that named a file on each NFS client device met;
+   past NFS_DEVS_MAX devices, handles prove nothing.  */
+enum { NFS_EXPORT_MAX = 3 + 24, NFS_DEVS_MAX = 64 };
+static struct nfs_export
+{
+  dev_t dev;
+  unsigned char len;
+  unsigned char bytes[NFS_EXPORT_MAX];
+} nfs_exports[NFS_DEVS_MAX];
+static int n_nfs_exports;
+
+/* Whether the export part of FH, a knfsd handle on DEV whose fsid has
+   FSID_LEN bytes, is that of the first such handle met on DEV.  Two
+   exports of one server filesystem (/srv and /srv/sub, without fsid=)
+   can share one client superblock, hence one st_dev, and knfsd gives a
+   file a handle per export: handles from two exports tell nothing.  */
+static bool
+nfs_export_first (dev_t dev, unsigned char const *fh, int fsid_len)
+{
+  /* FH[3], the file ID type, varies within an export (its root's is
+     FILEID_ROOT).  */
+  unsigned char key[NFS_EXPORT_MAX];
+  int len = 3 + fsid_len;
+  memcpy (key, fh, 3);
+  memcpy (key + 3, fh + 4, fsid_len);
+  fh = key;
+  for (int i = 0; i < n_nfs_exports; i++)
+    if (nfs_exports[i].dev == dev)
+      return (nfs_exports[i].len == len
+              && memcmp (nfs_exports[i].bytes, fh, len) == 0);
+  if (n_nfs_exports == NFS_DEVS_MAX)
+    return false;
+  struct nfs_export *e = &nfs_exports[n_nfs_exports++];
+  e->dev = dev;
+  e->len = len;
+  memcpy (e->bytes, fh, len);
+  return true;
+}
+
+/* The kind of the handle H of BYTES bytes that the Linux NFS client gave
+   for a file on DEV.  It embeds the server's handle (fs/nfs/export.c:
+   the 64-bit file ID, the file type, then a struct nfs_fh, a 16-bit
+   length and the bytes).  That names a file only in a format known to
+   carry no parent: knfsd's version 1 with a file ID type without parent,
+   and of the export of the first such handle on DEV.  With the export
+   option subtree_check, knfsd puts the parent directory in the handles
+   of other files than directories, and two hard links in two directories
+   get two handles; other servers' formats are unknown.  */
 static enum file_id_handles
-nfs_handle_kind (unsigned char const *h, unsigned int bytes)
+nfs_handle_kind (dev_t dev, unsigned char const *h, unsigned int bytes)
 {
   enum { SIZE_OFFSET = 12, DATA_OFFSET = SIZE_OFFSET + 2 };
   unsigned short size;
@@ -324,6 +365,7 @@ nfs_handle_kind (unsigned char const *h, unsigned int bytes)
   int fid_len = parentless_fid_len (fh[3]);
   return (fh[0] == 1 && fh[1] == 0 && 0 <= fsid_len && 0 <= fid_len
           && size == 4 + fsid_len + fid_len
+          && nfs_export_first (dev, fh, fsid_len)
           ? FILE_ID_HANDLES_FILE : FILE_ID_HANDLES_PATH);
 }
 #endif
@@ -369,7 +411,7 @@ file_id_get_handle (struct file_id *id, int dirfd, char const *name,
           type = u.fh.handle_type;
           bytes = u.fh.handle_bytes;
           if (kind == FILE_ID_HANDLES_NFS)
-            kind = nfs_handle_kind (u.fh.f_handle, bytes);
+            kind = nfs_handle_kind (id->dev, u.fh.f_handle, bytes);
         }
       else if (errno == ENOSYS || errno == EPERM)
         {

@@ -50,7 +50,8 @@ extern "C" {
    different subvolume IDs from the kernel; different file handles of a
    format known to name files, not paths (not FUSE, whose handles name
    paths; on NFS only handles of Linux's knfsd that hold no parent
-   directory, which subtree_check exports add); otherwise different
+   directory, which subtree_check exports add, and of one export);
+   otherwise different
    metadata (size, mode, link count, mtime, ctime) from fresh stats.
    Equal subvolume IDs with equal (st_dev, st_ino), equal handles, or
    (st_dev, st_ino) where they identify a file prove "same".  Anything
