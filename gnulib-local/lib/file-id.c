@@ -301,57 +301,95 @@ parentless_fid_len (unsigned char type)
     }
 }
 
-/* The export part (version, authentication and fsid types, fsid) of the
-   first knfsd handle that named a file on each NFS client device met;
-   past NFS_DEVS_MAX devices, handles prove nothing.  */
+/* The export part (version, authentication and fsid types, fsid) and
+   the file ID type other than FILEID_ROOT of the first knfsd handles that
+   named files on each NFS client device met; past NFS_DEVS_MAX devices,
+   handles prove nothing.  */
 enum { NFS_EXPORT_MAX = 3 + 24, NFS_DEVS_MAX = 64 };
 static struct nfs_export
 {
   dev_t dev;
   unsigned char len;
   unsigned char bytes[NFS_EXPORT_MAX];
+  unsigned char fid_type;       /* 0: none met yet */
 } nfs_exports[NFS_DEVS_MAX];
 static int n_nfs_exports;
 
-/* Whether the export part of FH, a knfsd handle on DEV whose fsid has
-   FSID_LEN bytes, is that of the first such handle met on DEV.  Two
-   exports of one server filesystem (/srv and /srv/sub, without fsid=)
-   can share one client superblock, hence one st_dev, and knfsd gives a
-   file a handle per export: handles from two exports tell nothing.  */
+/* Whether FH, a knfsd handle on DEV whose fsid has FSID_LEN bytes, is of
+   the export, and of the file ID type, of the first such handles met on
+   DEV.  Two exports of one server filesystem (/srv and /srv/sub, without
+   fsid=) can share one client superblock, hence one st_dev, and knfsd
+   gives a file a handle per export; and a filesystem can change its
+   type (XFS remounted between inode32 and inode64) while clients keep
+   the old handles.  Handles of two exports or two types tell nothing.  */
 static bool
 nfs_export_first (dev_t dev, unsigned char const *fh, int fsid_len)
 {
-  /* FH[3], the file ID type, varies within an export (its root's is
-     FILEID_ROOT).  */
+  /* FH[3], the file ID type, is FILEID_ROOT for the export's root.  */
   unsigned char key[NFS_EXPORT_MAX];
   int len = 3 + fsid_len;
+  unsigned char fid_type = fh[3];
   memcpy (key, fh, 3);
   memcpy (key + 3, fh + 4, fsid_len);
-  fh = key;
+  struct nfs_export *e = NULL;
   for (int i = 0; i < n_nfs_exports; i++)
     if (nfs_exports[i].dev == dev)
-      return (nfs_exports[i].len == len
-              && memcmp (nfs_exports[i].bytes, fh, len) == 0);
-  if (n_nfs_exports == NFS_DEVS_MAX)
-    return false;
-  struct nfs_export *e = &nfs_exports[n_nfs_exports++];
-  e->dev = dev;
-  e->len = len;
-  memcpy (e->bytes, fh, len);
-  return true;
+      {
+        e = &nfs_exports[i];
+        if (! (e->len == len && memcmp (e->bytes, key, len) == 0))
+          return false;
+        break;
+      }
+  if (!e)
+    {
+      if (n_nfs_exports == NFS_DEVS_MAX)
+        return false;
+      e = &nfs_exports[n_nfs_exports++];
+      e->dev = dev;
+      e->len = len;
+      memcpy (e->bytes, key, len);
+      e->fid_type = 0;
+    }
+  if (fid_type == 0)
+    return true;
+  if (e->fid_type == 0)
+    e->fid_type = fid_type;
+  return e->fid_type == fid_type;
+}
+
+/* Whether the file ID FID, of type TYPE, begins with INO, the inode
+   number of the file it is said to name, in either byte order (the
+   server's).  A FUSE filesystem exported by knfsd encodes its node ID,
+   which high-level daemons give each name of a file apart, in the format
+   of XFS's 64-bit handles: its handles then name paths.  */
+static bool
+nfs_fid_has_ino (unsigned char type, unsigned char const *fid, ino_t ino)
+{
+  if (type == 0x00)
+    return true;
+  int n = type == 0x01 ? 4 : 8;
+  uint64_t le = 0, be = 0;
+  for (int i = 0; i < n; i++)
+    {
+      le |= (uint64_t) fid[i] << (8 * i);
+      be = be << 8 | fid[i];
+    }
+  return le == ino || be == ino;
 }
 
 /* The kind of the handle H of BYTES bytes that the Linux NFS client gave
    for a file on DEV.  It embeds the server's handle (fs/nfs/export.c:
    the 64-bit file ID, the file type, then a struct nfs_fh, a 16-bit
    length and the bytes).  That names a file only in a format known to
-   carry no parent: knfsd's version 1 with a file ID type without parent,
-   and of the export of the first such handle on DEV.  With the export
-   option subtree_check, knfsd puts the parent directory in the handles
-   of other files than directories, and two hard links in two directories
-   get two handles; other servers' formats are unknown.  */
+   carry no parent: knfsd's version 1 with a file ID type without parent
+   that holds INO, the file's inode number, and of the export and type of
+   the first such handles on DEV.  With the export option subtree_check,
+   knfsd puts the parent directory in the handles of other files than
+   directories, and two hard links in two directories get two handles;
+   other servers' formats are unknown.  */
 static enum file_id_handles
-nfs_handle_kind (dev_t dev, unsigned char const *h, unsigned int bytes)
+nfs_handle_kind (dev_t dev, ino_t ino, unsigned char const *h,
+                 unsigned int bytes)
 {
   enum { SIZE_OFFSET = 12, DATA_OFFSET = SIZE_OFFSET + 2 };
   unsigned short size;
@@ -365,6 +403,7 @@ nfs_handle_kind (dev_t dev, unsigned char const *h, unsigned int bytes)
   int fid_len = parentless_fid_len (fh[3]);
   return (fh[0] == 1 && fh[1] == 0 && 0 <= fsid_len && 0 <= fid_len
           && size == 4 + fsid_len + fid_len
+          && nfs_fid_has_ino (fh[3], fh + 4 + fsid_len, ino)
           && nfs_export_first (dev, fh, fsid_len)
           ? FILE_ID_HANDLES_FILE : FILE_ID_HANDLES_PATH);
 }
@@ -411,7 +450,7 @@ file_id_get_handle (struct file_id *id, int dirfd, char const *name,
           type = u.fh.handle_type;
           bytes = u.fh.handle_bytes;
           if (kind == FILE_ID_HANDLES_NFS)
-            kind = nfs_handle_kind (id->dev, u.fh.f_handle, bytes);
+            kind = nfs_handle_kind (id->dev, id->ino, u.fh.f_handle, bytes);
         }
       else if (errno == ENOSYS || errno == EPERM)
         {
