@@ -1,7 +1,8 @@
 #!/bin/bash
 # fixture.sh -- build and tear down the real filesystems the suite runs on.
 #
-#   fixture.sh up NAME WORKDIR     mount fixture NAME at WORKDIR/NAME
+#   fixture.sh up NAME WORKDIR     mount fixture NAME at WORKDIR/NAME, unless
+#                                  it is up already
 #   fixture.sh down WORKDIR        unmount everything under WORKDIR, free
 #                                  its loop devices and remove it
 #   fixture.sh tree KIND DIR       make a scratch tree DIR (see tree below)
@@ -95,6 +96,8 @@ up () {
   local name=$1 w=$2 m
   mkdir -p "$w" || fail "cannot create $w"
   m=$w/$name
+  # Up already (the runs of one machine share their fixtures).
+  test ! -f "$w/.up-$name" || return 0
   case $name in
     btrfs)
       need_loop; need_fs btrfs; need_cmd mkfs.btrfs btrfs
@@ -210,7 +213,7 @@ up () {
         nfs42-subtree) "$here/../guest/nfs" mount 4.2 "$w/btrfs-subtree" "$m" ;;
       esac >&2 || fail "cannot mount $name" ;;
     9p)
-      # The host's btrfs fixture, shared into the guest by guest.exp at
+      # A btrfs fixture of the host, shared into the guest by run-suite at
       # the path it has on the host (SUBVOL_9P_VIEW).
       test -n "${SUBVOL_9P_VIEW-}" \
         || unsupported "no 9p share of the host's btrfs (the 9p cases run in the QEMU guest)"
@@ -233,6 +236,7 @@ up () {
       touch "$w/.autofs-started" ;;
     *) fail "unknown fixture $name" ;;
   esac
+  touch "$w/.up-$name"
 }
 
 # The same small tree on filesystems where nothing may change.
