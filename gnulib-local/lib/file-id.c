@@ -635,9 +635,11 @@ same_meta (struct stat const *a, struct stat const *b)
           && timespec_eq (a->st_ctim, b->st_ctim));
 }
 
-enum file_id_answer
-file_id_same_file_at (int a_dirfd, char const *a_name, struct stat const *a_st,
-                      int b_dirfd, char const *b_name, struct stat const *b_st)
+/* Whether the files that A_ST and B_ST describe are one file, as
+   file_id_may_be_same and file_id_proven_same say.  */
+static enum file_id_answer
+same_file_at (int a_dirfd, char const *a_name, struct stat const *a_st,
+              int b_dirfd, char const *b_name, struct stat const *b_st)
 {
   if (a_st->st_ino != b_st->st_ino || a_st->st_dev != b_st->st_dev)
     return FILE_ID_DIFFERENT;
@@ -674,6 +676,24 @@ file_id_same_file_at (int a_dirfd, char const *a_name, struct stat const *a_st,
   file_id_release (&a);
   file_id_release (&b);
   return r;
+}
+
+bool
+file_id_may_be_same (int a_dirfd, char const *a_name, struct stat const *a_st,
+                     int b_dirfd, char const *b_name, struct stat const *b_st)
+{
+  return (a_st->st_ino == b_st->st_ino && a_st->st_dev == b_st->st_dev
+          && (same_file_at (a_dirfd, a_name, a_st, b_dirfd, b_name, b_st)
+              != FILE_ID_DIFFERENT));
+}
+
+bool
+file_id_proven_same (int a_dirfd, char const *a_name, struct stat const *a_st,
+                     int b_dirfd, char const *b_name, struct stat const *b_st)
+{
+  return (a_st->st_ino == b_st->st_ino && a_st->st_dev == b_st->st_dev
+          && (same_file_at (a_dirfd, a_name, a_st, b_dirfd, b_name, b_st)
+              == FILE_ID_SAME));
 }
 
 /* Digests.  */

@@ -141,23 +141,37 @@ extern enum file_id_answer file_id_compare (struct file_id const *a,
                                             struct file_id const *b)
   _GL_ATTRIBUTE_NONNULL ((1, 2)) _GL_ATTRIBUTE_PURE;
 
-/* Whether the files that A_ST and B_ST describe, found as A_NAME relative
-   to A_DIRFD and B_NAME relative to B_DIRFD (a null name: the descriptor
-   itself), are one file: for one-off checks that keep no key, such as
-   cp's "are the same file".  Nothing is looked up unless the two share
-   (st_dev, st_ino); then at most a statfs per filesystem not met before
-   and, where that does not settle it, one file handle per file; where
-   only metadata differ, they are fetched again with AT_STATX_FORCE_SYNC
-   (a FUSE client may cache each name's metadata of one file apart), and
-   the answer is UNKNOWN if that cannot be done.  A
-   symbolic link is followed if and only if its status was, i.e. if the
-   status is not a symbolic link's.  */
-extern enum file_id_answer file_id_same_file_at (int a_dirfd,
-                                                 char const *a_name,
-                                                 struct stat const *a_st,
-                                                 int b_dirfd,
-                                                 char const *b_name,
-                                                 struct stat const *b_st)
+/* Two names of files, each with its status: whether they are one file.
+   A_ST and B_ST describe the files found as A_NAME relative to A_DIRFD
+   and B_NAME relative to B_DIRFD (a null name: the descriptor itself);
+   a symbolic link is followed if and only if its status was, i.e. if
+   the status is not a symbolic link's.  Nothing is looked up unless the
+   two share (st_dev, st_ino); then at most a statfs per filesystem not
+   met before and, where that does not settle it, one file handle per
+   file; where only metadata differ, they are fetched again with
+   AT_STATX_FORCE_SYNC (a FUSE client may cache each name's metadata of
+   one file apart), all three of A, B and A again, so that a writer in
+   between proves nothing.  */
+
+/* Whether the two may be one file: true unless proven two.  For the
+   guards that protect data, which refuse what may be one file (cp's and
+   ln's "are the same file", cat's "input file is output file", rm's
+   --preserve-root), and the questions whose stock answer is "the same"
+   where nothing tells (test -ef, tail -F's "replaced").  */
+extern bool file_id_may_be_same (int a_dirfd, char const *a_name,
+                                 struct stat const *a_st,
+                                 int b_dirfd, char const *b_name,
+                                 struct stat const *b_st)
+  _GL_ATTRIBUTE_NONNULL ((3, 6));
+
+/* Whether the two are proven one file.  For shortcuts that skip work
+   because two names are one file (cp's "specified more than once", a
+   comparison that need not read), which must do the work where nothing
+   tells.  */
+extern bool file_id_proven_same (int a_dirfd, char const *a_name,
+                                 struct stat const *a_st,
+                                 int b_dirfd, char const *b_name,
+                                 struct stat const *b_st)
   _GL_ATTRIBUTE_NONNULL ((3, 6));
 
 /* A hash of ID for a table of TABLE_SIZE buckets.  Keys that might be the

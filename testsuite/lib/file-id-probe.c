@@ -20,8 +20,11 @@
      file-id-probe show FILE...     print "SUBVOL FLAGS UUID FILE" lines
      file-id-probe compare A B      print same, different, alike or unknown,
                                     comparing with handles where needed
-                                    (status 3 if file_id_same_file_at
-                                    contradicts the keys)
+                                    (status 3 if file_id_may_be_same or
+                                    file_id_proven_same contradicts the
+                                    keys: the latter, made without statx
+                                    where a sandbox refuses it, may prove
+                                    less)
      file-id-probe samefs A B       print same-fs or different-fs
      file-id-probe record DIR       record a key for every entry of DIR, as
                                     du or cp would (with a handle where
@@ -107,14 +110,14 @@ compare (char const *a, char const *b)
           && file_id_get_handle (&ib, AT_FDCWD, b, 0, &sb) == 0)
         r = file_id_compare (&ia, &ib);
     }
-  /* The one-off check, which has no statx to ask, must not contradict
+  /* The one-off checks, which have no statx to ask, must not contradict
      the keys.  */
-  enum file_id_answer r1
-    = file_id_same_file_at (AT_FDCWD, a, &sa, AT_FDCWD, b, &sb);
-  if ((r1 == FILE_ID_DIFFERENT) != (r == FILE_ID_DIFFERENT))
+  bool may = file_id_may_be_same (AT_FDCWD, a, &sa, AT_FDCWD, b, &sb);
+  bool proven = file_id_proven_same (AT_FDCWD, a, &sa, AT_FDCWD, b, &sb);
+  if (may != (r != FILE_ID_DIFFERENT) || (proven && r == FILE_ID_DIFFERENT))
     {
-      fprintf (stderr, "file-id-probe: file_id_same_file_at says %s,"
-               " the keys %s\n", answer_name (r1), answer_name (r));
+      fprintf (stderr, "file-id-probe: may be same %d, proven same %d,"
+               " the keys %s\n", may, proven, answer_name (r));
       return 3;
     }
   printf ("%s\n", answer_name (r));
