@@ -696,6 +696,26 @@ file_id_proven_same (int a_dirfd, char const *a_name, struct stat const *a_st,
               == FILE_ID_SAME));
 }
 
+/* A loop that metadata alone keep telling apart ends after this many.  */
+enum { LOOP_BY_META_MAX = 64 };
+
+bool
+file_id_loop_at (struct file_id_loop *loop,
+                 struct file_id const *dir, struct stat const *dir_st,
+                 struct file_id const *anc, struct stat const *anc_st)
+{
+  if (dir->ino != anc->ino || dir->dev != anc->dev)
+    return false;
+  enum file_id_answer r = file_id_compare (dir, anc);
+  if (r == FILE_ID_SAME)
+    return true;
+  if (r == FILE_ID_DIFFERENT
+      ? different_by_meta (dir, anc)
+      : dir_st && anc_st && !same_meta (dir_st, anc_st))
+    return LOOP_BY_META_MAX < ++loop->by_meta;
+  return r != FILE_ID_DIFFERENT && ++loop->alike == 2;
+}
+
 /* Digests.  */
 
 static uint64_t

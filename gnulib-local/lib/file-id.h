@@ -174,6 +174,34 @@ extern bool file_id_proven_same (int a_dirfd, char const *a_name,
                                  struct stat const *b_st)
   _GL_ATTRIBUTE_NONNULL ((3, 6));
 
+/* Loops.  A walk checks each directory it enters against those on its
+   path with the same device and inode numbers; so does a resolution of
+   symbolic links against the directories where it met each link before.
+   Where one st_dev covers several subvolumes, a snapshot within its
+   source repeats its source's numbers once on a path, while a loop that
+   a view makes itself (a bind mount seen through FUSE) may show new
+   file handles and equal metadata at every level, and one through a
+   directory that is being written to, new metadata.  */
+struct file_id_loop
+{
+  int alike;            /* matches nothing proves another directory */
+  int by_meta;          /* matches proven others by metadata alone */
+};
+
+/* Whether DIR, a directory about to be entered (with status DIR_ST, or
+   NULL), loops to ANC (status ANC_ST, or NULL), which has its device and
+   inode numbers: proven the same directory; or the second such match
+   that nothing proves another, with metadata that agree where both
+   statuses are given; or the 65th proven another by metadata alone,
+   which a writer keeps changing.  Call it for each match, with one
+   *LOOP per directory entered, zeroed.  No system call.  */
+extern bool file_id_loop_at (struct file_id_loop *loop,
+                             struct file_id const *dir,
+                             struct stat const *dir_st,
+                             struct file_id const *anc,
+                             struct stat const *anc_st)
+  _GL_ATTRIBUTE_NONNULL ((1, 2, 4));
+
 /* A hash of ID for a table of TABLE_SIZE buckets.  Keys that might be the
    same file (equal dev and ino) hash alike, so that a lookup meets every
    candidate; compare them with file_id_compare.  */

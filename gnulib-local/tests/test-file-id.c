@@ -237,9 +237,57 @@ self_test (void)
   ASSERT (rmdir (dir) == 0);
 }
 
+/* The loop rule, on keys that nothing but metadata tells apart (no
+   subvolume, not exact, no handle), as a FUSE view leaves them.  */
+static void
+loop_test (void)
+{
+  struct file_id a = { .ino = 256, .dev = 42, .flags = FILE_ID_DIR };
+  struct file_id b = a;
+  struct file_id c = a;
+  c.ino = 257;
+  struct stat sa = { .st_mode = S_IFDIR | 0755, .st_nlink = 2 };
+  struct stat sb = sa;
+  sb.st_mtim.tv_sec = 1;
+
+  /* Other numbers: no match at all.  */
+  struct file_id_loop loop = { 0 };
+  ASSERT (!file_id_loop_at (&loop, &a, &sa, &c, &sa));
+  ASSERT (loop.alike == 0 && loop.by_meta == 0);
+
+  /* Alike: the first match is a snapshot within its source, the second
+     a loop.  */
+  ASSERT (!file_id_loop_at (&loop, &a, &sa, &b, &sa));
+  ASSERT (file_id_loop_at (&loop, &a, &sa, &b, &sa));
+  /* Without statuses, as the keys say: the same.  */
+  loop = (struct file_id_loop) { 0 };
+  ASSERT (!file_id_loop_at (&loop, &a, NULL, &b, NULL));
+  ASSERT (file_id_loop_at (&loop, &a, NULL, &b, NULL));
+
+  /* Metadata that differ prove another directory, 64 times.  */
+  loop = (struct file_id_loop) { 0 };
+  for (int i = 0; i < 64; i++)
+    ASSERT (!file_id_loop_at (&loop, &a, &sa, &b, &sb));
+  ASSERT (file_id_loop_at (&loop, &a, &sa, &b, &sb));
+
+  /* Exact keys: the same directory is a loop at once, another never.  */
+  struct file_id e = a;
+  e.flags |= FILE_ID_EXACT;
+  struct file_id f = e;
+  loop = (struct file_id_loop) { 0 };
+  ASSERT (file_id_loop_at (&loop, &e, &sa, &f, &sb));
+  e.flags |= FILE_ID_HAS_SUBVOL;
+  f.flags |= FILE_ID_HAS_SUBVOL;
+  f.subvol = 1;
+  loop = (struct file_id_loop) { 0 };
+  for (int i = 0; i < 100; i++)
+    ASSERT (!file_id_loop_at (&loop, &e, &sa, &f, &sa));
+}
+
 int
 main (void)
 {
   self_test ();
+  loop_test ();
   return test_exit_status;
 }
