@@ -71,9 +71,9 @@ extern "C" {
      never merged; cp -a links an ALIKE pair only after comparing their
      contents;
    - loop detection treats UNKNOWN and ALIKE directories as different,
-     and bounds the repetitions of one (dev, ino) with equal metadata on
-     its path (see file-id.txt), so that a walk ends even where
-     directories have no identity.  */
+     but bounds the repetitions of one (dev, ino) on a path
+     (file_id_loop_at), so that a walk ends even where directories have
+     no identity.  */
 enum file_id_answer
 {
   FILE_ID_DIFFERENT = 0,
