@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "u64-table.h"
 
 /* Exact keys (all keys on local filesystems) go in tables of inode
@@ -260,4 +261,193 @@ file_id_set_insert (struct file_id_set *set, struct file_id *id)
   file_id_digest (id, &d);
   file_id_release (id);
   return digest_insert (set, id->dev, id->ino, &d);
+}
+
+/* Hard-link tables.  */
+
+struct member
+{
+  struct file_id id;            /* without its handle */
+  struct file_id_digest digest; /* of its handle and metadata */
+  void *value;
+  int flags;
+  struct member *next;          /* added later, with the same dev and ino */
+};
+
+struct file_id_links
+{
+  Hash_table *table;            /* of the first member per (dev, ino) */
+  void (*free_value) (void *);
+};
+
+static size_t
+member_hash (void const *x, size_t n)
+{
+  struct member const *m = x;
+  return file_id_hash (&m->id, n);
+}
+
+/* An equivalence, as gnulib's hash requires: the identity's answer is
+   not one (alike files need not be alike to each other).  */
+static bool
+member_equal (void const *x, void const *y)
+{
+  struct member const *a = x;
+  struct member const *b = y;
+  return a->id.dev == b->id.dev && a->id.ino == b->id.ino;
+}
+
+static void
+member_free (struct file_id_links const *links, struct member *m)
+{
+  if (links->free_value)
+    links->free_value (m->value);
+  free (m);
+}
+
+/* Set *M's key to ID.  */
+static void
+set_key (struct member *m, struct file_id const *id)
+{
+  m->id = *id;
+  m->id.handle = NULL;
+  file_id_digest (id, &m->digest);
+}
+
+/* Whether A and B are one file, as file_id_compare would answer with
+   their handles, which only their digests keep.  */
+static enum file_id_answer
+member_compare (struct member const *a, struct member const *b)
+{
+  enum file_id_answer same = file_id_compare (&a->id, &b->id);
+  return (same == FILE_ID_UNKNOWN
+          ? file_id_digest_compare (&a->digest, &b->digest) : same);
+}
+
+struct file_id_links *
+file_id_links_alloc (void (*free_value) (void *))
+{
+  struct file_id_links *links = malloc (sizeof *links);
+  if (!links)
+    return NULL;
+  links->free_value = free_value;
+  links->table = hash_initialize (0, NULL, member_hash, member_equal, NULL);
+  if (!links->table)
+    {
+      free (links);
+      return NULL;
+    }
+  return links;
+}
+
+/* Free the member X and those after it, for hash_do_for_each.  */
+static bool
+chain_free (void *x, void *links)
+{
+  for (struct member *m = x, *next; m; m = next)
+    {
+      next = m->next;
+      member_free (links, m);
+    }
+  return true;
+}
+
+void
+file_id_links_free (struct file_id_links *links)
+{
+  if (!links)
+    return;
+  hash_do_for_each (links->table, chain_free, links);
+  hash_free (links->table);
+  free (links);
+}
+
+int
+file_id_links_add (struct file_id_links *links, struct file_id const *id,
+                   void *value, int flags,
+                   bool (*check) (void const *, void *), void *arg,
+                   void **found)
+{
+  struct member *n = malloc (sizeof *n);
+  if (!n)
+    return -1;
+  set_key (n, id);
+  n->value = value;
+  n->flags = flags;
+  n->next = NULL;
+
+  struct member *m = hash_lookup (links->table, n);
+  if (!m)
+    {
+      if (!hash_insert (links->table, n))
+        {
+          free (n);
+          return -1;
+        }
+      return 1;
+    }
+  for (;; m = m->next)
+    {
+      enum file_id_answer same = member_compare (m, n);
+      if (same == FILE_ID_SAME
+          || (same != FILE_ID_DIFFERENT
+              && ((m->flags | flags) & FILE_ID_LINKS_MADE
+                  || ((same == FILE_ID_ALIKE || (id->flags & FILE_ID_DIR))
+                      && check && check (m->value, arg)))))
+        {
+          free (n);
+          *found = m->value;
+          return 0;
+        }
+      if (!m->next)
+        break;
+    }
+  m->next = n;
+  return 1;
+}
+
+void *
+file_id_links_find (struct file_id_links const *links,
+                    struct file_id const *id)
+{
+  struct member probe;
+  set_key (&probe, id);
+  for (struct member *m = hash_lookup (links->table, &probe); m; m = m->next)
+    {
+      enum file_id_answer same = member_compare (m, &probe);
+      if (same == FILE_ID_SAME
+          || (same != FILE_ID_DIFFERENT && m->flags & FILE_ID_LINKS_MADE))
+        return m->value;
+    }
+  return NULL;
+}
+
+void
+file_id_links_remove (struct file_id_links *links, struct file_id const *id,
+                      bool (*is) (void const *, void const *),
+                      void const *arg)
+{
+  struct member probe;
+  probe.id = *id;
+  struct member *head = hash_lookup (links->table, &probe);
+  for (struct member **p = &head; *p; p = &(*p)->next)
+    if (is ((*p)->value, arg))
+      {
+        struct member *gone = *p;
+        if (gone != head)
+          *p = gone->next;
+        else if (!head->next)
+          hash_remove (links->table, head);
+        else
+          {
+            /* The next member takes the head's place in the table, by
+               value, so that removing allocates nothing.  */
+            gone = head->next;
+            void *value = head->value;
+            *head = *gone;
+            gone->value = value;
+          }
+        member_free (links, gone);
+        return;
+      }
 }

@@ -50,6 +50,66 @@ extern void file_id_set_free (struct file_id_set *set);
 extern int file_id_set_insert (struct file_id_set *set, struct file_id *id)
   _GL_ATTRIBUTE_NONNULL ((1, 2));
 
+/* Hard-link tables: files by identity, each with a value of the
+   caller's (the name of its first copy or archive member), for the tools
+   that keep a file's links together (cp -a, tar, cpio, rsync -H).  The
+   table decides which files are one; the caller only supplies the
+   evidence it has of its own.  A file is a member's link if
+   - file_id_compare proves them the same file;
+   - nothing proves them different and the member is a file the caller
+     made (FILE_ID_LINKS_MADE: cp's new directories, so that copying a
+     directory into itself is caught however little the view tells);
+   - the two only look alike (FILE_ID_ALIKE: hard links of one file, or
+     on a view that cannot tell files apart, a snapshot's copy) and
+     CHECK (MEMBER_VALUE, ARG) says that the new one has the member's
+     content; for directories, which are never linked, CHECK is asked
+     wherever nothing proves them different, so that the caller's own
+     evidence (cp: one source named twice) can decide.
+   Everything else is another file: files that may differ are never
+   linked, so nothing is lost.  Keys are kept without their handles, as
+   file_id_digest (about 90 bytes per member).  The table hashes only
+   (st_dev, st_ino), which is an equivalence; the files that share a pair
+   are compared one by one, in the order added.  */
+
+struct file_id_links;
+
+enum { FILE_ID_LINKS_MADE = 1 };
+
+/* Return a new empty table whose values FREE_VALUE (if not NULL) frees,
+   or NULL if out of memory.  */
+extern struct file_id_links *file_id_links_alloc (void (*free_value) (void *))
+  _GL_ATTRIBUTE_MALLOC;
+
+/* Free LINKS and its values.  */
+extern void file_id_links_free (struct file_id_links *links);
+
+/* Add the file ID with VALUE (and FLAGS: 0 or FILE_ID_LINKS_MADE) to
+   LINKS unless it is a member's link, as decided above with CHECK and
+   ARG (CHECK may be NULL: no content is ever equal).  Return 1 if added
+   (LINKS then owns VALUE), 0 if it is a member's link (*FOUND is then that
+   member's value), -1 if out of memory.  */
+extern int file_id_links_add (struct file_id_links *links,
+                              struct file_id const *id, void *value,
+                              int flags,
+                              bool (*check) (void const *, void *),
+                              void *arg, void **found)
+  _GL_ATTRIBUTE_NONNULL ((1, 2, 7));
+
+/* The value of the member that ID is proven to be, or that ID cannot be
+   proven other than and that was added with FILE_ID_LINKS_MADE; NULL if
+   none.  */
+extern void *file_id_links_find (struct file_id_links const *links,
+                                 struct file_id const *id)
+  _GL_ATTRIBUTE_NONNULL ((1, 2)) _GL_ATTRIBUTE_PURE;
+
+/* Remove from LINKS, and free the value of, the member with ID's device
+   and inode numbers whose value IS (VALUE, ARG) accepts.  */
+extern void file_id_links_remove (struct file_id_links *links,
+                                  struct file_id const *id,
+                                  bool (*is) (void const *, void const *),
+                                  void const *arg)
+  _GL_ATTRIBUTE_NONNULL ((1, 2, 3));
+
 #ifdef __cplusplus
 }
 #endif

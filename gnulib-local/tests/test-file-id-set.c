@@ -24,10 +24,62 @@
 #endif
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "macros.h"
+
+static int checks;
+
+/* A content check that always says yes or no, and counts its calls.  */
+static bool
+yes (void const *value, void *arg)
+{
+  (void) value, (void) arg;
+  checks++;
+  return true;
+}
+
+static bool
+no (void const *value, void *arg)
+{
+  (void) value, (void) arg;
+  checks++;
+  return false;
+}
+
+/* A check of the caller's own: equal names.  */
+static bool
+same_name (void const *value, void *arg)
+{
+  checks++;
+  return strcmp (value, arg) == 0;
+}
+
+static bool
+is (void const *value, void const *arg)
+{
+  return strcmp (value, arg) == 0;
+}
+
+/* Add ID to LINKS with a copy of NAME as its value; return what
+   file_id_links_add returns, and in *FOUND the value found.  */
+static int
+add (struct file_id_links *links, struct file_id const *id, char const *name,
+     int flags, bool (*check) (void const *, void *), void *arg,
+     char const **found)
+{
+  char *v = strdup (name);
+  ASSERT (v);
+  void *f = NULL;
+  int r = file_id_links_add (links, id, v, flags, check, arg, &f);
+  ASSERT (0 <= r);
+  if (!r)
+    free (v);
+  *found = f;
+  return r;
+}
 
 int
 main (void)
@@ -70,6 +122,36 @@ main (void)
     ASSERT (file_id_get_handle (&kt, AT_FDCWD, "a", 0, &other) == 0);
     ASSERT (file_id_set_insert (set, &kt) == 1);
     file_id_set_free (set);
+  }
+
+  /* The same files in a hard-link table: the link is the file's link if
+     proven so, or if a content check says so where they only look
+     alike; another file posing as its twin is not, whatever the check
+     says.  */
+  {
+    struct file_id_links *links = file_id_links_alloc (free);
+    ASSERT (links);
+    struct file_id kl, kt;
+    struct stat stl;
+    char const *found;
+    ASSERT (file_id_stat_at (AT_FDCWD, "a-link", &stl, 0, &kl) == 0);
+    kl.flags = ha.flags;
+    ASSERT (file_id_get_handle (&kl, AT_FDCWD, "a-link", 0, &stl) == 0);
+    ASSERT (add (links, &ha, "a", 0, NULL, NULL, &found) == 1);
+    checks = 0;
+    int r = add (links, &kl, "b", 0, no, NULL, &found);
+    /* Proven the same without a check, or alike and refused.  */
+    ASSERT (r == 0 ? checks == 0 && strcmp (found, "a") == 0 : checks == 1);
+    ASSERT (add (links, &kl, "c", 0, yes, NULL, &found) == 0);
+    ASSERT (strcmp (found, "a") == 0);
+    ASSERT (file_id_copy (&kt, &ha) == 0);
+    struct stat other = st;
+    other.st_size++;
+    ASSERT (file_id_get_handle (&kt, AT_FDCWD, "a", 0, &other) == 0);
+    ASSERT (add (links, &kt, "t", 0, yes, NULL, &found) == 1);
+    file_id_release (&kl);
+    file_id_release (&kt);
+    file_id_links_free (links);
   }
 
   /* Sets of keys that need their handles: the set keeps digests, in
@@ -165,6 +247,71 @@ main (void)
     ASSERT (file_id_set_insert (set, &k1) == 0);
     file_id_set_free (set);
     file_id_set_free (NULL);
+  }
+
+  /* Hard-link tables with keys that nothing decides (no handle): a file
+     is never taken for another, whatever the content check says; a
+     directory is if the caller's check says so (cp: one source named
+     twice), or if it is one the caller made; exact keys decide alone.
+     Removal, of the first member of a (dev, ino) and of a later one.  */
+  {
+    struct file_id_links *links = file_id_links_alloc (free);
+    ASSERT (links);
+    char const *found;
+    struct file_id f = { .ino = 9, .dev = 99 };
+    ASSERT (add (links, &f, "p", 0, NULL, NULL, &found) == 1);
+    checks = 0;
+    ASSERT (add (links, &f, "q", 0, yes, NULL, &found) == 1);
+    ASSERT (checks == 0);
+    ASSERT (file_id_links_find (links, &f) == NULL);
+
+    struct file_id d = { .ino = 7, .dev = 99, .flags = FILE_ID_DIR };
+    ASSERT (add (links, &d, "x", 0, NULL, NULL, &found) == 1);
+    ASSERT (add (links, &d, "y", 0, same_name, (void *) "y", &found) == 1);
+    ASSERT (add (links, &d, "x", 0, same_name, (void *) "x", &found) == 0);
+    ASSERT (strcmp (found, "x") == 0);
+    ASSERT (file_id_links_find (links, &d) == NULL);
+    struct file_id d2 = { .ino = 8, .dev = 99, .flags = FILE_ID_DIR };
+    ASSERT (add (links, &d2, "m", FILE_ID_LINKS_MADE, NULL, NULL, &found)
+            == 1);
+    ASSERT (strcmp (file_id_links_find (links, &d2), "m") == 0);
+    ASSERT (add (links, &d2, "n", 0, NULL, NULL, &found) == 0);
+    ASSERT (strcmp (found, "m") == 0);
+    struct file_id d3 = d2;
+    d3.flags &= ~FILE_ID_DIR;
+    ASSERT (file_id_links_find (links, &d3) == NULL);
+
+    struct file_id e1 = { .ino = 9, .dev = 100, .subvol = 256,
+                          .flags = FILE_ID_EXACT | FILE_ID_HAS_SUBVOL };
+    struct file_id e2 = e1;
+    e2.subvol = 257;
+    ASSERT (add (links, &e1, "e1", 0, NULL, NULL, &found) == 1);
+    ASSERT (add (links, &e2, "e2", 0, yes, NULL, &found) == 1);
+    ASSERT (add (links, &e2, "e2b", 0, NULL, NULL, &found) == 0);
+    ASSERT (strcmp (found, "e2") == 0);
+    file_id_links_remove (links, &e1, is, "e1");
+    ASSERT (file_id_links_find (links, &e1) == NULL);
+    ASSERT (strcmp (file_id_links_find (links, &e2), "e2") == 0);
+    ASSERT (add (links, &e1, "e1b", 0, NULL, NULL, &found) == 1);
+    file_id_links_remove (links, &e1, is, "e1b");
+    ASSERT (file_id_links_find (links, &e1) == NULL);
+    file_id_links_remove (links, &e2, is, "none");
+    ASSERT (strcmp (file_id_links_find (links, &e2), "e2") == 0);
+
+    /* Enough members for the table to grow.  */
+    enum { N = 20000 };
+    for (int round = 0; round < 2; round++)
+      for (int i = 0; i < N; i++)
+        {
+          struct file_id k = { .ino = i, .dev = 101, .subvol = 5,
+                               .flags = FILE_ID_EXACT | FILE_ID_HAS_SUBVOL };
+          char name[32];
+          sprintf (name, "%d", i);
+          ASSERT (add (links, &k, name, 0, NULL, NULL, &found) == !round);
+          ASSERT (round == 0 || strcmp (found, name) == 0);
+        }
+    file_id_links_free (links);
+    file_id_links_free (NULL);
   }
 
   unlink ("a");
