@@ -376,25 +376,28 @@ file_id_links_add (struct file_id_links *links, struct file_id const *id,
   n->flags = flags;
   n->next = NULL;
 
-  struct member *m = hash_lookup (links->table, n);
-  if (!m)
+  void const *matched;
+  int inserted = hash_insert_if_absent (links->table, n, &matched);
+  if (inserted != 0)
     {
-      if (!hash_insert (links->table, n))
-        {
-          free (n);
-          return -1;
-        }
-      return 1;
+      if (inserted < 0)
+        free (n);
+      return inserted;
     }
+  struct member *m = (struct member *) matched;
+  bool made = flags & FILE_ID_LINKS_MADE;
   for (;; m = m->next)
     {
       enum file_id_answer same = member_compare (m, n);
       if (same == FILE_ID_SAME
           || (same != FILE_ID_DIFFERENT
-              && ((m->flags | flags) & FILE_ID_LINKS_MADE
-                  || ((same == FILE_ID_ALIKE || (id->flags & FILE_ID_DIR))
+              && (m->flags & FILE_ID_LINKS_MADE
+                  || (!made
+                      && (same == FILE_ID_ALIKE || (id->flags & FILE_ID_DIR))
                       && check && check (m->value, arg)))))
         {
+          /* What the caller made stays found as made.  */
+          m->flags |= flags & FILE_ID_LINKS_MADE;
           free (n);
           *found = m->value;
           return 0;
@@ -428,26 +431,29 @@ file_id_links_remove (struct file_id_links *links, struct file_id const *id,
                       void const *arg)
 {
   struct member probe;
-  probe.id = *id;
+  set_key (&probe, id);
   struct member *head = hash_lookup (links->table, &probe);
-  for (struct member **p = &head; *p; p = &(*p)->next)
-    if (is ((*p)->value, arg))
-      {
-        struct member *gone = *p;
-        if (gone != head)
-          *p = gone->next;
-        else if (!head->next)
-          hash_remove (links->table, head);
-        else
-          {
-            /* The next member takes the head's place in the table, by
-               value, so that removing allocates nothing.  */
-            gone = head->next;
-            void *value = head->value;
-            *head = *gone;
-            gone->value = value;
-          }
-        member_free (links, gone);
-        return;
-      }
+  /* The last one added, of those not proven another file.  */
+  struct member **p = NULL;
+  for (struct member **q = &head; *q; q = &(*q)->next)
+    if (is ((*q)->value, arg)
+        && member_compare (*q, &probe) != FILE_ID_DIFFERENT)
+      p = q;
+  if (!p)
+    return;
+  struct member *gone = *p;
+  if (gone != head)
+    *p = gone->next;
+  else if (!head->next)
+    hash_remove (links->table, head);
+  else
+    {
+      /* The next member takes the head's place in the table, by value,
+         so that removing allocates nothing.  */
+      gone = head->next;
+      void *value = head->value;
+      *head = *gone;
+      gone->value = value;
+    }
+  member_free (links, gone);
 }

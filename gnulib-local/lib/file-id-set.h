@@ -58,7 +58,9 @@ extern int file_id_set_insert (struct file_id_set *set, struct file_id *id)
    - file_id_compare proves them the same file;
    - nothing proves them different and the member is a file the caller
      made (FILE_ID_LINKS_MADE: cp's new directories, so that copying a
-     directory into itself is caught however little the view tells);
+     directory into itself is caught however little the view tells); a
+     file added as made is another member's link only if proven the same
+     (that member is then marked made);
    - the two only look alike (FILE_ID_ALIKE: hard links of one file, or
      on a view that cannot tell files apart, a snapshot's copy) and
      CHECK (MEMBER_VALUE, ARG) says that the new one has the member's
@@ -75,13 +77,13 @@ struct file_id_links;
 
 enum { FILE_ID_LINKS_MADE = 1 };
 
+/* Free LINKS and its values.  */
+extern void file_id_links_free (struct file_id_links *links);
+
 /* Return a new empty table whose values FREE_VALUE (if not NULL) frees,
    or NULL if out of memory.  */
 extern struct file_id_links *file_id_links_alloc (void (*free_value) (void *))
-  _GL_ATTRIBUTE_MALLOC;
-
-/* Free LINKS and its values.  */
-extern void file_id_links_free (struct file_id_links *links);
+  _GL_ATTRIBUTE_MALLOC _GL_ATTRIBUTE_DEALLOC (file_id_links_free, 1);
 
 /* Add the file ID with VALUE (and FLAGS: 0 or FILE_ID_LINKS_MADE) to
    LINKS unless it is a member's link, as decided above with CHECK and
@@ -97,13 +99,14 @@ extern int file_id_links_add (struct file_id_links *links,
 
 /* The value of the member that ID is proven to be, or that ID cannot be
    proven other than and that was added with FILE_ID_LINKS_MADE; NULL if
-   none.  */
+   none (so values should not be NULL).  */
 extern void *file_id_links_find (struct file_id_links const *links,
                                  struct file_id const *id)
   _GL_ATTRIBUTE_NONNULL ((1, 2)) _GL_ATTRIBUTE_PURE;
 
-/* Remove from LINKS, and free the value of, the member with ID's device
-   and inode numbers whose value IS (VALUE, ARG) accepts.  */
+/* Remove from LINKS, and free the value of, the member last added of
+   those that IS (VALUE, ARG) accepts and that ID is not proven another
+   file than.  */
 extern void file_id_links_remove (struct file_id_links *links,
                                   struct file_id const *id,
                                   bool (*is) (void const *, void const *),

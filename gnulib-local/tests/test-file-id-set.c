@@ -280,6 +280,25 @@ main (void)
     struct file_id d3 = d2;
     d3.flags &= ~FILE_ID_DIR;
     ASSERT (file_id_links_find (links, &d3) == NULL);
+    /* A directory made after a source with its numbers, which nothing
+       tells apart from it and which has its name: recorded on its own,
+       and found; removing takes the last one added.  */
+    ASSERT (add (links, &d, "x", FILE_ID_LINKS_MADE, same_name, (void *) "x",
+                 &found) == 1);
+    ASSERT (strcmp (file_id_links_find (links, &d), "x") == 0);
+    file_id_links_remove (links, &d, is, "x");
+    ASSERT (file_id_links_find (links, &d) == NULL);
+    ASSERT (add (links, &d, "x", 0, same_name, (void *) "x", &found) == 0);
+    /* A made file proven the same as a member marks it made.  */
+    struct file_id e3 = { .ino = 10, .dev = 100, .subvol = 256,
+                          .flags = FILE_ID_EXACT | FILE_ID_HAS_SUBVOL };
+    struct file_id f3 = { .ino = 10, .dev = 100 };
+    ASSERT (add (links, &e3, "u", 0, NULL, NULL, &found) == 1);
+    ASSERT (file_id_links_find (links, &f3) == NULL);
+    ASSERT (add (links, &e3, "v", FILE_ID_LINKS_MADE, NULL, NULL, &found)
+            == 0);
+    ASSERT (strcmp (found, "u") == 0);
+    ASSERT (strcmp (file_id_links_find (links, &f3), "u") == 0);
 
     struct file_id e1 = { .ino = 9, .dev = 100, .subvol = 256,
                           .flags = FILE_ID_EXACT | FILE_ID_HAS_SUBVOL };
