@@ -561,7 +561,12 @@ fs_type_learn (struct fs_info *fi, int dirfd, char const *name, bool is_dir,
 }
 
 /* Whether the running kernel reports STATX_SUBVOL where a filesystem has
-   subvolumes (Linux 6.10+), overlayfs passing its layers' through.  */
+   subvolumes (Linux 6.10+), overlayfs passing its layers' through.  By
+   version, not by a probe: statx sets STATX_SUBVOL only for files of a
+   filesystem that has subvolumes, so a kernel that does not know it
+   looks the same as one that does wherever no such file is at hand.
+   A kernel that reports it under an older version number (a backport)
+   is only taken for one that does not: the safe side.  */
 static bool
 kernel_reports_subvol (void)
 {

@@ -135,7 +135,9 @@ file_id_from_statx (struct file_id *id, struct statx const *stx,
 
 /* Inline: fts calls this for every directory, and each instruction
    counts against stock's fstatat.  The fields that struct stat has and
-   statx does not (padding) are left as they are: nothing reads them.  */
+   statx does not (padding) are left as they are: nothing reads them.
+   coreutils' src/statx.h has the same function, but in a program's
+   header, not gnulib's: findutils has none to share.  */
 static inline void
 statx_to_stat (struct stat *st, struct statx const *stx)
 {
