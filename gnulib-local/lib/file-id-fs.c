@@ -95,10 +95,18 @@ struct fs_info
   uint64_t mnt_id;
   unsigned long f_type;
   unsigned char uuid[16];
+  /* The export and file ID type of the first knfsd handles met.  */
+  unsigned char nfs_len;        /* 0: none met yet */
+  unsigned char nfs_fid_type;   /* 0: none met yet */
+  unsigned char nfs_export[FILE_ID_NFS_EXPORT_MAX];
 };
 
 /* What is known of each st_dev met, and the last one found: consecutive
-   files nearly always share one.  Entries are never freed or moved.  */
+   files nearly always share one.  Entries are never freed or moved.
+   Anonymous device numbers (tmpfs, FUSE, NFS, btrfs subvolumes) are
+   reused as soon as a filesystem is unmounted, so an entry is forgotten
+   when a statx shows its st_dev through a mount that it was not learned
+   through (see notes_flush).  */
 static struct u64_table fs_table = { .map = true };
 static struct fs_info *fs_last;
 
@@ -163,31 +171,44 @@ struct fs_noted
 static struct fs_noted *noted;
 static size_t noted_count;
 static size_t noted_alloc;
-static dev_t noted_last;        /* the st_dev noted last, if NOTED_ANY */
+static struct fs_noted noted_last;  /* the note made last, if NOTED_ANY */
 static bool noted_any;
+
+static void fs_forget (struct fs_info *fi);
+static bool mount_has_facts (uint64_t mnt_id, struct fs_info const *fi);
+
+/* Enter note N into the table.  A st_dev seen through a mount that its
+   entry was not learned through, nor found through since, may be
+   another filesystem's: one unmounted and another mounted meanwhile.
+   Mount IDs that statx gives with STATX_MNT_ID_UNIQUE are never reused,
+   so the entry is then forgotten and learned again (once per bind mount
+   of one filesystem, at worst).  */
+static void
+note_enter (struct fs_noted const *n)
+{
+  struct fs_info *fi = fs_get_raw (n->dev);
+  if (!fi)
+    return;
+  if ((fi->flags & FS_MNT_ID) && fi->mnt_id != n->mnt_id
+      && !mount_has_facts (n->mnt_id, fi))
+    fs_forget (fi);
+  if (fi->flags & FS_LEARNED)
+    return;
+  fi->mnt_id = n->mnt_id;
+  fi->flags |= FS_MNT_ID;
+  if (0 <= n->subvol)
+    {
+      fi->subvol = n->subvol;
+      fi->flags |= FS_SUBVOL_SEEN;
+    }
+}
 
 /* Enter the noted st_dev values into the table.  */
 static void
 notes_flush (void)
 {
   for (size_t i = 0; i < noted_count; i++)
-    {
-      struct fs_info *fi = fs_get_raw (noted[i].dev);
-      if (!fi)
-        break;
-      if (fi->flags & FS_LEARNED)
-        continue;
-      if (!(fi->flags & FS_MNT_ID))
-        {
-          fi->mnt_id = noted[i].mnt_id;
-          fi->flags |= FS_MNT_ID;
-        }
-      if (0 <= noted[i].subvol && !(fi->flags & FS_SUBVOL_SEEN))
-        {
-          fi->subvol = noted[i].subvol;
-          fi->flags |= FS_SUBVOL_SEEN;
-        }
-    }
+    note_enter (&noted[i]);
   noted_count = 0;
 }
 
@@ -196,20 +217,27 @@ notes_flush (void)
 static struct fs_info *
 fs_get (dev_t dev)
 {
-  if (fs_last && fs_last->dev == dev)
-    return fs_last;
   if (noted_count)
     notes_flush ();
   return fs_get_raw (dev);
 }
 
-#if FILE_ID_LINUX
 /* The entries that fs_learn examined, by the ID of the mount it looked
-   through.  Every st_dev seen through one mount belongs to its
-   superblock: the same type and the same facts, only the subvolume
-   differs.  So a st_dev first seen through a known mount (one per btrfs
-   subvolume) is learned from that mount's entry at no system call.  */
+   through (STATX_MNT_ID_UNIQUE: never reused).  Every st_dev seen
+   through one mount belongs to its superblock: the same type and the
+   same facts, only the subvolume differs.  So a st_dev first seen
+   through a known mount (one per btrfs subvolume) is learned from that
+   mount's entry at no system call.  */
 static struct u64_table mount_facts = { .map = true };
+
+/* Whether FI was learned through the mount with ID MNT_ID.  */
+static bool
+mount_has_facts (uint64_t mnt_id, struct fs_info const *fi)
+{
+  return u64_table_get (&mount_facts, mnt_id) == fi;
+}
+
+#if FILE_ID_LINUX
 
 /* Whether fs_learn examined a mount of a local btrfs, and statx gave
    its subvolume (Linux 6.10+; not glibc's emulation of statx, where the
@@ -705,6 +733,20 @@ overlay_layers_exact (dev_t dev)
 }
 #endif
 
+/* Forget what is known of FI's st_dev, which may now be another
+   filesystem's; with it, what the mount table said of that st_dev and
+   of mount IDs that may have been reused since it was read.  */
+static void
+fs_forget (struct fs_info *fi)
+{
+  *fi = (struct fs_info) { .dev = fi->dev };
+#if FILE_ID_LINUX
+  u64_table_clear (&mounts_by_id);
+  u64_table_clear (&mounts_by_dev);
+  mounts_loaded = false;
+#endif
+}
+
 /* What fs_learn answers for a filesystem that cannot be examined now
    (a file renamed meanwhile, EMFILE...): nothing is known, and nothing
    is cached, so that a later file tries again.  Its (dev, ino) may not
@@ -873,7 +915,7 @@ file_id_fs_identify (dev_t dev, ino_t ino, int dirfd, char const *name,
 {
   /* Consecutive files nearly always share a filesystem.  */
   struct fs_info *fi = (fs_last && fs_last->dev == dev
-                        && (fs_last->flags & FS_LEARNED)
+                        && (fs_last->flags & FS_LEARNED) && !noted_count
                         ? fs_last
                         : fs_learn (dev, ino, dirfd, name, is_dir));
 #if FILE_ID_LINUX
@@ -920,21 +962,47 @@ file_id_fs_no_handles (dev_t dev)
     fi->handles = FILE_ID_HANDLES_NONE;
 }
 
+bool
+file_id_fs_nfs_export (dev_t dev, unsigned char const *key, int len,
+                       unsigned char fid_type)
+{
+  struct fs_info *fi = fs_get (dev);
+  if (!fi || len <= 0 || FILE_ID_NFS_EXPORT_MAX < len)
+    return false;
+  if (!fi->nfs_len)
+    {
+      fi->nfs_len = len;
+      memcpy (fi->nfs_export, key, len);
+    }
+  else if (! (fi->nfs_len == len && memcmp (fi->nfs_export, key, len) == 0))
+    return false;
+  if (fid_type == 0)
+    return true;
+  if (fi->nfs_fid_type == 0)
+    fi->nfs_fid_type = fid_type;
+  return fi->nfs_fid_type == fid_type;
+}
+
 #if FILE_ID_LINUX && HAVE_STATX
 /* Note what statx STX says of the st_dev of its file: the mount it was
    seen through and, unless the file is a placeholder that a btrfs
    snapshot holds for a nested subvolume, the subvolume.  Other files of
    that st_dev, whose status has neither (fstatat), are then learned from
    the mount's facts: one examination per mount, not per subvolume.  */
-void
+bool
 file_id_fs_note (dev_t dev, struct statx const *stx)
 {
-  if (noted_any && noted_last == dev)
-    return;
 # if HAVE_STX_MNT_ID
+  if (noted_any && noted_last.dev == dev
+      && noted_last.mnt_id == stx->stx_mnt_id)
+    return false;
   if (! (stx->stx_mask & FILE_ID_STATX_MNT_ID_UNIQUE))
-    return;
-  noted_last = dev;
+    return false;
+  noted_last = (struct fs_noted) {
+    dev, stx->stx_mnt_id,
+    (! (S_ISDIR (stx->stx_mode) && stx->stx_ino == 2)
+     ? statx_subvol (stx) : -1)
+  };
   noted_any = true;
   if (noted_count == noted_alloc)
     {
@@ -944,17 +1012,21 @@ file_id_fs_note (dev_t dev, struct statx const *stx)
       struct fs_noted *p = (n <= SIZE_MAX / sizeof *p
                             ? realloc (noted, n * sizeof *p) : NULL);
       if (!p)
-        return;
+        {
+          /* Out of memory: enter it now, so that no mount goes
+             unnoticed.  */
+          notes_flush ();
+          note_enter (&noted_last);
+          return true;
+        }
       noted = p;
       noted_alloc = n;
     }
-  noted[noted_count++] = (struct fs_noted) {
-    dev, stx->stx_mnt_id,
-    (! (S_ISDIR (stx->stx_mode) && stx->stx_ino == 2)
-     ? statx_subvol (stx) : -1)
-  };
+  noted[noted_count++] = noted_last;
+  return true;
 # else
   (void) dev, (void) stx;
+  return false;
 # endif
 }
 

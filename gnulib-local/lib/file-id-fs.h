@@ -19,7 +19,11 @@
    where a st_dev is one btrfs subvolume, what its file handles prove,
    and its UUID.  Learning costs a few system calls per mount (an O_PATH
    open of a directory, statx, statfs), none for another st_dev of a
-   mount already examined (another btrfs subvolume); see file-id.txt.  */
+   mount already examined (another btrfs subvolume).  The cache is the
+   process's, and not thread-safe.  A st_dev seen through a mount other
+   than the one it was learned through is learned again, since its
+   number may have passed to another filesystem (Linux 6.8+; see
+   "Lifetime" in file-id.txt).  */
 
 #ifndef FILE_ID_FS_H
 #define FILE_ID_FS_H
@@ -124,12 +128,24 @@ extern enum file_id_handles file_id_fs_handles (dev_t dev)
 /* Remember that the filesystem whose st_dev is DEV gives no handles.  */
 extern void file_id_fs_no_handles (dev_t dev);
 
+/* Whether KEY, the LEN bytes that name the export of a knfsd handle of
+   a file on the NFS client device DEV (version, authentication and fsid
+   types, fsid), and FID_TYPE, its file ID type (0: the export's root),
+   are those of the first such handles met on DEV.  */
+enum { FILE_ID_NFS_EXPORT_MAX = 3 + 24 };
+extern bool file_id_fs_nfs_export (dev_t dev, unsigned char const *key,
+                                   int len, unsigned char fid_type)
+  _GL_ATTRIBUTE_NONNULL ((2));
+
 #if defined STATX_BASIC_STATS
 /* Remember what a statx STX of a file with st_dev DEV said of that
    st_dev: its mount and subvolume, so that other files of DEV whose
-   status has neither (fstatat) cost no system call.  Cheap: an append
-   per st_dev met.  */
-extern void file_id_fs_note (dev_t dev, struct statx const *stx)
+   status has neither (fstatat) cost no system call, and so that what
+   was learned of another filesystem that had DEV before is not used.
+   Cheap: an append per st_dev and mount met.  Return whether DEV or
+   its mount differs from the last noted, so that a caller that keeps
+   what file_id_fs_identify said of the last st_dev asks again.  */
+extern bool file_id_fs_note (dev_t dev, struct statx const *stx)
   _GL_ATTRIBUTE_NONNULL ((2));
 #endif
 

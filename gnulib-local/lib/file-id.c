@@ -53,17 +53,19 @@ id_init (struct file_id *id, dev_t dev, ino_t ino, mode_t mode)
   id->handle = NULL;
 }
 
+/* Consecutive files nearly always share a st_dev: the facts of the last
+   one, where they cannot change while it is seen through one mount;
+   LAST_FACTS is -1 if none.  */
+static dev_t last_dev;
+static int last_facts = -1;
+static uint64_t last_subvol;
+
 /* Complete *ID, for which the kernel gave no subvolume.  STATX_SAID
    says whether that is what a statx answered, rather than an fstatat
    that could not ask.  */
 static void
 id_complete (struct file_id *id, int dirfd, char const *name, bool statx_said)
 {
-  /* Consecutive files nearly always share a st_dev: keep its facts, where
-     they cannot change.  */
-  static dev_t last_dev;
-  static int last_facts = -1;
-  static uint64_t last_subvol;
   uint64_t subvol = 0;
   int facts;
   if (0 <= last_facts && last_dev == id->dev)
@@ -122,7 +124,8 @@ file_id_from_statx (struct file_id *id, struct statx const *stx,
 {
   id_init (id, makedev (stx->stx_dev_major, stx->stx_dev_minor),
            stx->stx_ino, stx->stx_mode);
-  file_id_fs_note (id->dev, stx);
+  if (file_id_fs_note (id->dev, stx))
+    last_facts = -1;
   int64_t subvol = statx_subvol (stx);
   if (0 <= subvol)
     {
@@ -201,7 +204,8 @@ file_id_stat_at (int dirfd, char const *name, struct stat *st, int flags,
       id->dev = st->st_dev;
       id->handle = NULL;
       id->flags = S_ISDIR (st->st_mode) ? FILE_ID_DIR : 0;
-      file_id_fs_note (id->dev, &stx);
+      if (file_id_fs_note (id->dev, &stx))
+        last_facts = -1;
       int64_t subvol = statx_subvol (&stx);
       if (0 <= subvol)
         {
@@ -303,20 +307,6 @@ parentless_fid_len (unsigned char type)
     }
 }
 
-/* The export part (version, authentication and fsid types, fsid) and
-   the file ID type other than FILEID_ROOT of the first knfsd handles that
-   named files on each NFS client device met; past NFS_DEVS_MAX devices,
-   handles prove nothing.  */
-enum { NFS_EXPORT_MAX = 3 + 24, NFS_DEVS_MAX = 64 };
-static struct nfs_export
-{
-  dev_t dev;
-  unsigned char len;
-  unsigned char bytes[NFS_EXPORT_MAX];
-  unsigned char fid_type;       /* 0: none met yet */
-} nfs_exports[NFS_DEVS_MAX];
-static int n_nfs_exports;
-
 /* Whether FH, a knfsd handle on DEV whose fsid has FSID_LEN bytes, is of
    the export, and of the file ID type, of the first such handles met on
    DEV.  Two exports of one server filesystem (/srv and /srv/sub, without
@@ -328,35 +318,13 @@ static bool
 nfs_export_first (dev_t dev, unsigned char const *fh, int fsid_len)
 {
   /* FH[3], the file ID type, is FILEID_ROOT for the export's root.  */
-  unsigned char key[NFS_EXPORT_MAX];
+  unsigned char key[FILE_ID_NFS_EXPORT_MAX];
   int len = 3 + fsid_len;
-  unsigned char fid_type = fh[3];
+  if (FILE_ID_NFS_EXPORT_MAX < len)
+    return false;
   memcpy (key, fh, 3);
   memcpy (key + 3, fh + 4, fsid_len);
-  struct nfs_export *e = NULL;
-  for (int i = 0; i < n_nfs_exports; i++)
-    if (nfs_exports[i].dev == dev)
-      {
-        e = &nfs_exports[i];
-        if (! (e->len == len && memcmp (e->bytes, key, len) == 0))
-          return false;
-        break;
-      }
-  if (!e)
-    {
-      if (n_nfs_exports == NFS_DEVS_MAX)
-        return false;
-      e = &nfs_exports[n_nfs_exports++];
-      e->dev = dev;
-      e->len = len;
-      memcpy (e->bytes, key, len);
-      e->fid_type = 0;
-    }
-  if (fid_type == 0)
-    return true;
-  if (e->fid_type == 0)
-    e->fid_type = fid_type;
-  return e->fid_type == fid_type;
+  return file_id_fs_nfs_export (dev, key, len, fh[3]);
 }
 
 /* Whether the file ID FID, of type TYPE, begins with INO, the inode

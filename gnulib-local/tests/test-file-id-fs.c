@@ -89,6 +89,23 @@ main (void)
   ASSERT (strcmp (file_id_uuid_str (u, buf),
                   "12345678-9abc-def0-0123-456789abcdef") == 0);
 
+  /* The first knfsd export and file ID type met on a device are the
+     only ones whose handles prove anything there; each device has its
+     own, however many there are.  */
+  static unsigned char const ex1[] = { 1, 0, 1, 0xaa, 0xbb, 0xcc, 0xdd };
+  static unsigned char const ex2[] = { 1, 0, 1, 0xaa, 0xbb, 0xcc, 0xde };
+  for (dev_t d = 1; d <= 100; d++)
+    ASSERT (file_id_fs_nfs_export ((dev_t) (4000 + d),
+                                   d % 2 ? ex1 : ex2, sizeof ex1, 0x81));
+  dev_t nd = (dev_t) (4000 + 1);
+  ASSERT (file_id_fs_nfs_export (nd, ex1, sizeof ex1, 0));
+  ASSERT (file_id_fs_nfs_export (nd, ex1, sizeof ex1, 0x81));
+  ASSERT (!file_id_fs_nfs_export (nd, ex1, sizeof ex1, 0x01));
+  ASSERT (!file_id_fs_nfs_export (nd, ex2, sizeof ex2, 0x81));
+  ASSERT (!file_id_fs_nfs_export (nd, ex1, sizeof ex1 - 1, 0x81));
+  ASSERT (file_id_fs_nfs_export ((dev_t) (4000 + 2), ex2, sizeof ex2,
+                                 0x81));
+
   /* Errors that say an interface is missing for good, and others.  */
   ASSERT (file_id_fs_unavailable (ENOSYS) && file_id_fs_unavailable (EPERM)
           && file_id_fs_unavailable (EOPNOTSUPP));

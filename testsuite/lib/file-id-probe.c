@@ -29,6 +29,12 @@
      file-id-probe record DIR       record a key for every entry of DIR, as
                                     du or cp would (with a handle where
                                     needed), and print what that cost
+     file-id-probe session          read such commands from standard
+                                    input, one per line ("show F",
+                                    "compare A B", "record D", "dev F"), in one
+                                    process, answering each with its
+                                    lines and then "ok" or "failed"
+                                    (subvol.module/dev-reuse.exp)
    SUBVOL is "-" where unknown, UUID "?" where there is none.  */
 
 #include <config.h>
@@ -44,6 +50,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 static char const *
@@ -182,9 +189,52 @@ record (char const *dirname)
   return 0;
 }
 
+/* Answer the commands read from standard input in this one process, so
+   that what the module learned from one command may be used for the
+   next: a test mounts another filesystem between two of them.  It keeps
+   nothing open between commands, so that the filesystems can be
+   unmounted.  */
+static int
+session (void)
+{
+  char *line = NULL;
+  size_t size = 0;
+  ssize_t len;
+  while (0 < (len = getline (&line, &size, stdin)))
+    {
+      if (line[len - 1] == '\n')
+        line[len - 1] = '\0';
+      char *args[3];
+      int n = 0;
+      for (char *tok = strtok (line, " "); tok && n < 3;
+           tok = strtok (NULL, " "))
+        args[n++] = tok;
+      int status = 2;
+      struct stat st;
+      if (n == 2 && strcmp (args[0], "show") == 0)
+        status = show (1, args + 1);
+      else if (n == 3 && strcmp (args[0], "compare") == 0)
+        status = compare (args[1], args[2]);
+      else if (n == 2 && strcmp (args[0], "record") == 0)
+        status = record (args[1]);
+      else if (n == 2 && strcmp (args[0], "dev") == 0)
+        {
+          status = lstat (args[1], &st) != 0;
+          if (!status)
+            printf ("%u:%u\n", major (st.st_dev), minor (st.st_dev));
+        }
+      printf ("%s\n", status ? "failed" : "ok");
+      fflush (stdout);
+    }
+  free (line);
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
+  if (argc == 2 && strcmp (argv[1], "session") == 0)
+    return session ();
   if (argc > 2 && strcmp (argv[1], "show") == 0)
     return show (argc - 2, argv + 2);
   if (argc == 4 && strcmp (argv[1], "compare") == 0)
@@ -194,6 +244,6 @@ main (int argc, char **argv)
   if (argc == 3 && strcmp (argv[1], "record") == 0)
     return record (argv[2]);
   fprintf (stderr, "usage: file-id-probe show FILE... | compare A B"
-           " | samefs A B | record DIR\n");
+           " | samefs A B | record DIR | session\n");
   return 2;
 }
