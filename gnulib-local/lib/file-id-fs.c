@@ -174,23 +174,30 @@ static size_t noted_alloc;
 static struct fs_noted noted_last;  /* the note made last, if NOTED_ANY */
 static bool noted_any;
 
+/* The flags of what is learned, not merely noted, of a st_dev.  */
+enum { FS_FACTS = FS_LEARNED | FS_TYPE_KNOWN | FS_UUID_TRIED };
+
 static void fs_forget (struct fs_info *fi);
 static bool mount_has_facts (uint64_t mnt_id, struct fs_info const *fi);
 
 /* Enter note N into the table.  A st_dev seen through a mount that its
-   entry was not learned through, nor found through since, may be
+   entry was not learned through, nor registered for since, may be
    another filesystem's: one unmounted and another mounted meanwhile.
    Mount IDs that statx gives with STATX_MNT_ID_UNIQUE are never reused,
-   so the entry is then forgotten and learned again (once per bind mount
-   of one filesystem, at worst).  */
+   so the entry is then forgotten and learned again; so is one learned
+   without a mount ID (from fstatat alone).  That costs a learning each
+   time a st_dev's files are met through another bind mount of its
+   filesystem than the last: a learning from the mount's facts, at no
+   system call, where that mount was examined.  */
 static void
 note_enter (struct fs_noted const *n)
 {
   struct fs_info *fi = fs_get_raw (n->dev);
   if (!fi)
     return;
-  if ((fi->flags & FS_MNT_ID) && fi->mnt_id != n->mnt_id
-      && !mount_has_facts (n->mnt_id, fi))
+  if (fi->flags & FS_MNT_ID
+      ? fi->mnt_id != n->mnt_id && !mount_has_facts (n->mnt_id, fi)
+      : fi->flags & FS_FACTS)
     fs_forget (fi);
   if (fi->flags & FS_LEARNED)
     return;
@@ -230,14 +237,28 @@ fs_get (dev_t dev)
    mount's entry at no system call.  */
 static struct u64_table mount_facts = { .map = true };
 
-/* Whether FI was learned through the mount with ID MNT_ID.  */
+/* Whether FI holds what was learned through the mount with ID MNT_ID:
+   it was learned through that mount (and may have been learned again,
+   from another mount of the same filesystem, while that one lived).  */
 static bool
 mount_has_facts (uint64_t mnt_id, struct fs_info const *fi)
 {
-  return u64_table_get (&mount_facts, mnt_id) == fi;
+  return ((fi->flags & FS_LEARNED)
+          && u64_table_get (&mount_facts, mnt_id) == fi);
 }
 
 #if FILE_ID_LINUX
+/* The entry that holds what was learned through the mount with ID
+   MNT_ID, or NULL.  An entry learned again since, through another mount
+   (its st_dev passed to another filesystem: a btrfs subvolume deleted,
+   its number given to a new mount), no longer does.  */
+static struct fs_info *
+mount_entry (uint64_t mnt_id)
+{
+  struct fs_info *m = u64_table_get (&mount_facts, mnt_id);
+  return (m && (m->flags & FS_LEARNED) && (m->flags & FS_MNT_ID)
+          && m->mnt_id == mnt_id ? m : NULL);
+}
 
 /* Whether fs_learn examined a mount of a local btrfs, and statx gave
    its subvolume (Linux 6.10+; not glibc's emulation of statx, where the
@@ -251,8 +272,8 @@ static bool btrfs_examined;
 static bool
 fs_learn_from_mount (struct fs_info *fi, uint64_t mnt_id, int64_t subvol)
 {
-  struct fs_info const *m = u64_table_get (&mount_facts, mnt_id);
-  if (!m)
+  struct fs_info const *m = mount_entry (mnt_id);
+  if (!m || m == fi)
     return false;
   fi->flags |= FS_LEARNED | FS_TYPE_KNOWN | FS_MNT_ID
                | (m->flags & FS_MULTIPLEX);
@@ -735,15 +756,24 @@ overlay_layers_exact (dev_t dev)
 
 /* Forget what is known of FI's st_dev, which may now be another
    filesystem's; with it, what the mount table said of that st_dev and
-   of mount IDs that may have been reused since it was read.  */
+   of mount IDs that may have been reused since it was read.  The first
+   knfsd export met on the st_dev is kept: it only limits what handles
+   prove, and two exports of one server filesystem share one client
+   st_dev, each seen through a mount of its own.  */
 static void
 fs_forget (struct fs_info *fi)
 {
-  *fi = (struct fs_info) { .dev = fi->dev };
+  struct fs_info old = *fi;
+  *fi = (struct fs_info) { .dev = old.dev, .nfs_len = old.nfs_len,
+                           .nfs_fid_type = old.nfs_fid_type };
+  memcpy (fi->nfs_export, old.nfs_export, sizeof fi->nfs_export);
 #if FILE_ID_LINUX
-  u64_table_clear (&mounts_by_id);
-  u64_table_clear (&mounts_by_dev);
-  mounts_loaded = false;
+  if (old.flags & FS_FACTS)
+    {
+      u64_table_clear (&mounts_by_id);
+      u64_table_clear (&mounts_by_dev);
+      mounts_loaded = false;
+    }
 #endif
 }
 
@@ -899,7 +929,7 @@ fs_learn (dev_t dev, ino_t ino, int dirfd, char const *name, bool is_dir)
   if (fi->flags & FS_MNT_ID)
     {
       void **v = u64_table_ref (&mount_facts, fi->mnt_id);
-      if (v && !*v)
+      if (v && !mount_entry (fi->mnt_id))
         *v = fi;
     }
 #else
@@ -1099,7 +1129,7 @@ fs_uuid_learn (struct fs_info *fi, int dirfd, char const *name, bool is_dir,
         fi->flags |= FS_HAS_UUID;
       /* One UUID serves every st_dev of the mount.  */
       struct fs_info *m = ((fi->flags & FS_MNT_ID)
-                           ? u64_table_get (&mount_facts, fi->mnt_id) : NULL);
+                           ? mount_entry (fi->mnt_id) : NULL);
       if (m && !(m->flags & FS_UUID_TRIED))
         {
           memcpy (m->uuid, fi->uuid, sizeof m->uuid);

@@ -142,9 +142,9 @@ extern bool file_id_fs_nfs_export (dev_t dev, unsigned char const *key,
    st_dev: its mount and subvolume, so that other files of DEV whose
    status has neither (fstatat) cost no system call, and so that what
    was learned of another filesystem that had DEV before is not used.
-   Cheap: an append per st_dev and mount met.  Return whether DEV or
-   its mount differs from the last noted, so that a caller that keeps
-   what file_id_fs_identify said of the last st_dev asks again.  */
+   Cheap: an append when DEV or its mount differs from the last noted.
+   Return whether it does, so that a caller that keeps what
+   file_id_fs_identify said of the last st_dev asks again.  */
 extern bool file_id_fs_note (dev_t dev, struct statx const *stx)
   _GL_ATTRIBUTE_NONNULL ((2));
 #endif
