@@ -68,6 +68,7 @@ label () {
   case $1 in
     find-name) echo "find -name" ;; find-printf) echo "find -printf" ;;
     du-s) echo "du -s" ;; cp-a) echo "cp -a" ;; stat) echo "stat (xargs)" ;;
+    tar-c) echo "tar -c" ;;
   esac
 }
 
@@ -88,6 +89,8 @@ set_cmd () {
     *:find-printf) cmd=("${wrap[@]}" "$bin/find" "$@" -printf '%i %n %s\n') ;;
     *:du-s) cmd=("${wrap[@]}" "$bin/du" -s "$@") ;;
     *:cp-a) cmd=("${wrap[@]}" "$bin/cp" -a "$@" "$to/") ;;
+    # The archive on stdout; -P: no "Removing leading /" message.
+    *:tar-c) cmd=("${wrap[@]}" "$bin/tar" -c -P -f - "$@") ;;
     *:stat) cmd=(xargs -d '\n' -a "$list" "${wrap[@]}" "$bin/stat"
                  --printf '%i\n') ;;
   esac
@@ -101,14 +104,21 @@ result () {
     *:find-*|*:stat) echo "$(wc -l < "$3") lines" ;;
     *:du-s) echo "$(awk '{ t += $1 } END { print t + 0 }' "$3") KiB" ;;
     *:cp-a) echo "$(find "$dest" -mindepth 1 | wc -l) copied" ;;
+    *:tar-c) tar -t -v -i -f "$3" 2>/dev/null \
+               | awk '{ n++ } / link to / { l++ }
+                      END { printf "%d members, %d links\n", n, l }' ;;
   esac
 }
 
 # digest CASE OUT: a checksum of what a run produced, in any order: its
 # sorted stdout (OUT) or, for cp -a, each copied entry's name, type,
-# size, link count and link target, and every copied file's content.
+# size, link count and link target, and every copied file's content; for
+# tar -c, the listing of the archive (or archives, one after the other)
+# in its order, with each member's size and link target.
 digest () {
-  if test "$1" = cp-a; then
+  if test "$1" = tar-c; then
+    tar -t -v -i -f "$2" 2>/dev/null
+  elif test "$1" = cp-a; then
     (cd "$dest" \
        && find . -mindepth 1 -printf '%p %y %s %n %l\n' | LC_ALL=C sort \
        && find . -type f -print0 | LC_ALL=C sort -z | xargs -0r md5sum)
