@@ -338,6 +338,32 @@ main (void)
     file_id_links_free (NULL);
   }
 
+  /* A directory recorded without a handle (file_id_get_handle failed)
+     and met again with one: nothing proves them different, so the one
+     the caller made is found (cp -R's "into itself" check).  */
+  {
+    ASSERT (mkdir ("dir", 0700) == 0);
+    struct stat dst;
+    struct file_id dn, dh;
+    ASSERT (file_id_stat_at (AT_FDCWD, "dir", &dst, 0, &dn) == 0);
+    file_id_release (&dn);
+    dn.flags &= ~(FILE_ID_EXACT | FILE_ID_HAS_SUBVOL);
+    ASSERT (dn.flags & FILE_ID_DIR);
+    dh = dn;
+    ASSERT (file_id_get_handle (&dh, AT_FDCWD, "dir", AT_SYMLINK_FOLLOW,
+                                &dst) == 0);
+    struct file_id_links *links = file_id_links_alloc (free);
+    ASSERT (links);
+    char const *found;
+    ASSERT (add (links, &dn, "made", FILE_ID_LINKS_MADE, NULL, NULL, &found)
+            == 1);
+    char const *v = file_id_links_find (links, &dh);
+    ASSERT (v && strcmp (v, "made") == 0);
+    file_id_release (&dh);
+    file_id_links_free (links);
+    ASSERT (rmdir ("dir") == 0);
+  }
+
   unlink ("a");
   unlink ("a-link");
   ASSERT (chdir ("..") == 0);
