@@ -1176,8 +1176,8 @@ file_id_fs_uuid (dev_t dev, int dirfd, char const *name,
 
 /* Whether the filesystem of the file that ST describes, found as NAME
    relative to DIRFD, is of a type that gives each subvolume its own
-   st_dev and names them all with one UUID (btrfs, bcachefs); if so, set
-   *FIP to its cache entry, with its UUID tried.  */
+   st_dev and names them all with one UUID (btrfs; bcachefs shows one
+   st_dev for all); if so, set *FIP to its entry, with its UUID tried.  */
 static bool
 fs_with_subvolumes (int dirfd, char const *name, struct stat const *st,
                     struct fs_info **fip)

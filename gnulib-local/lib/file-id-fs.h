@@ -56,7 +56,7 @@ extern bool file_id_fs_uuid (dev_t dev, int dirfd, char const *name,
    this filesystem but cross its subvolumes" (find -xdev
    -cross-subvolumes, du -x and cp -x with --cross-subvolumes): true if
    they share st_dev, or if both filesystems are of one type that gives
-   each subvolume its own st_dev (btrfs, bcachefs) and they have one UUID.
+   each subvolume its own st_dev (btrfs) and they have one UUID.
    A UUID alone is not enough: two mounted copies of an ext4 image share
    it, yet are two filesystems.  Free when the st_dev are equal; else at
    most one statfs and one UUID ioctl per mount not met before (cached;
