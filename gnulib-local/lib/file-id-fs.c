@@ -1176,8 +1176,8 @@ file_id_fs_uuid (dev_t dev, int dirfd, char const *name,
 
 /* Whether the filesystem of the file that ST describes, found as NAME
    relative to DIRFD, is of a type that gives each subvolume its own
-   st_dev and names them all with one UUID (btrfs; bcachefs shows one
-   st_dev for all); if so, set *FIP to its entry, with its UUID tried.  */
+   st_dev and names them all with one UUID (btrfs); if so, set *FIP to
+   its cache entry, with its UUID tried.  */
 static bool
 fs_with_subvolumes (int dirfd, char const *name, struct stat const *st,
                     struct fs_info **fip)
@@ -1201,9 +1201,9 @@ fs_with_subvolumes (int dirfd, char const *name, struct stat const *st,
       if (close_it)
         close (fd);
     }
-  if (! ((fi->flags & FS_TYPE_KNOWN)
-         && (fi->f_type == BTRFS_SUPER_MAGIC
-             || fi->f_type == BCACHEFS_SUPER_MAGIC)))
+  /* Not bcachefs: one st_dev there covers all its subvolumes, and two
+     with one UUID are copies of one image.  */
+  if (! ((fi->flags & FS_TYPE_KNOWN) && fi->f_type == BTRFS_SUPER_MAGIC))
     return false;
   if (!fs_uuid_learn (fi, dirfd, name, is_dir, st->st_ino))
     return false;
