@@ -13,7 +13,8 @@ test files where one does not (testsuite/stock-replay).
   record.py write OUTDIR TOOLS CACHE > RECORD
       a record of the full run in OUTDIR (run-suite --build stock)
   record.py stale RECORD TOOLS CACHE
-      the test files whose results RECORD cannot give (one a line)
+      the test files whose results RECORD cannot give (one a line); on
+      stderr, where the environment changed, what did
   record.py merge RECORD OUTDIR [RERUN]
       OUTDIR/subvol.sum and subvol.log: RECORD's results for the test
       files that RERUN (run-suite's outdir for the stale files) did not
@@ -109,8 +110,10 @@ def env_parts(tools, cache):
     return parts
 
 
-def keys(tools, cache):
-    k = {'env': sha('\n'.join(env_parts(tools, cache)).encode())}
+def keys(tools, cache, parts=None):
+    if parts is None:
+        parts = env_parts(tools, cache)
+    k = {'env': sha('\n'.join(parts).encode())}
     for t in test_files():
         k[t] = file_sha(os.path.join(SUITE, t))
     return k
@@ -153,7 +156,7 @@ def passes(outdir):
             for n in names if os.path.exists(os.path.join(outdir, n, 'subvol.sum'))]
 
 
-def read_record(path):
+def read_record(path, parts=None):
     k, results = {}, []
     with open(path) as f:
         for line in f:
@@ -167,6 +170,8 @@ def read_record(path):
             elif kind == 'result':
                 p, t, r = rest.split('\t', 2)
                 results.append((p, t, r))
+            elif kind == 'env' and parts is not None:
+                parts.append(rest)
     return k, results
 
 
@@ -176,7 +181,8 @@ def cmd_keys(tools, cache):
 
 
 def cmd_write(outdir, tools, cache):
-    k = keys(tools, cache)
+    env = env_parts(tools, cache)
+    k = keys(tools, cache, env)
     known = set(k)
     parts = passes(outdir)
     # Every result must come from a test file: a run-level failure (a
@@ -197,15 +203,29 @@ def cmd_write(outdir, tools, cache):
     print('# make stock-record from a full run; do not edit.')
     for name, h in k.items():
         print('key\t%s\t%s' % (name, h))
+    # What the env key sums, so that a stale record can say what changed
+    # (a line each: a guest's stamp holds several).
+    for e in env:
+        print('env\t%s' % e.replace('\\', '\\\\').replace('\n', '\\n'))
     for p, rs in parts:
         for t, r in rs:
             print('result\t%s\t%s\t%s' % (p, t, r))
 
 
 def cmd_stale(record, tools, cache):
-    old, _ = read_record(record)
-    now = keys(tools, cache)
+    old_env = []
+    old, _ = read_record(record, old_env)
+    env = env_parts(tools, cache)
+    now = keys(tools, cache, env)
     env_ok = old.get('env') == now['env']
+    if not env_ok and old_env:
+        # On stderr: what changed since the record was made.
+        env = [e.replace('\\', '\\\\').replace('\n', '\\n') for e in env]
+        gone, new = set(old_env) - set(env), set(env) - set(old_env)
+        for e in sorted(gone):
+            sys.stderr.write('record.py: was: %s\n' % e)
+        for e in sorted(new):
+            sys.stderr.write('record.py: now: %s\n' % e)
     for name, h in now.items():
         if name != 'env' and (not env_ok or old.get(name) != h):
             print(name)
