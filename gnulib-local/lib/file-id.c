@@ -829,3 +829,14 @@ file_id_needs_handle (struct file_id const *id)
   return !(id->flags & (FILE_ID_EXACT | FILE_ID_HAS_SUBVOL));
 }
 
+bool
+file_id_numbers_identify (int dirfd, char const *name, struct stat const *st)
+{
+  /* From a stat, not a statx: a key has a subvolume only where the
+     filesystem was examined as btrfs, which gives each subvolume a st_dev
+     of its own; bcachefs, whose subvolumes share one, is not exact.  */
+  struct file_id id;
+  file_id_from_stat (&id, st, dirfd, name);
+  return !file_id_needs_handle (&id);
+}
+

@@ -227,6 +227,20 @@ file_id_hash (struct file_id const *id, size_t table_size)
 extern bool file_id_needs_handle (struct file_id const *id)
   _GL_ATTRIBUTE_NONNULL ((1)) _GL_ATTRIBUTE_PURE;
 
+/* Whether the device and inode numbers of the file that ST describes,
+   found as NAME relative to DIRFD (NAME null: DIRFD itself, which must
+   be a directory if the file is one), identify it: for records that keep
+   nothing else and outlive the walk that made them (tar -g's snapshot
+   file), where a match nothing else can prove must not be taken for the
+   same file.  False wherever one st_dev covers several inode namespaces
+   or nothing tells (NFS, FUSE, 9p, CIFS, bcachefs, overlayfs over layers
+   that do, an unexaminable filesystem); true on local filesystems and on
+   btrfs, whose subvolumes each have a st_dev.  Costs what
+   file_id_from_stat costs: nothing on a filesystem met before.  */
+extern bool file_id_numbers_identify (int dirfd, char const *name,
+                                      struct stat const *st)
+  _GL_ATTRIBUTE_NONNULL ((3));
+
 /* Attach to ID a file handle of NAME relative to DIRFD (NAME null: DIRFD
    itself), with the metadata of ST, which must come from a stat that
    asked for them (size, mode, link count, mtime and ctime): where handles

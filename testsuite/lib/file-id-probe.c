@@ -102,6 +102,29 @@ show (int argc, char **argv)
   return status;
 }
 
+/* Print "yes" or "no" for each FILE: whether its device and inode
+   numbers identify it (file_id_numbers_identify).  */
+static int
+identifies (int argc, char **argv)
+{
+  int status = 0;
+  for (int i = 0; i < argc; i++)
+    {
+      struct stat st;
+      if (fstatat (AT_FDCWD, argv[i], &st, AT_SYMLINK_NOFOLLOW) != 0)
+        {
+          fprintf (stderr, "file-id-probe: %s: %s\n", argv[i],
+                   strerror (errno));
+          status = 1;
+          continue;
+        }
+      printf ("%s %s\n",
+              file_id_numbers_identify (AT_FDCWD, argv[i], &st) ? "yes" : "no",
+              argv[i]);
+    }
+  return status;
+}
+
 static int
 compare (char const *a, char const *b)
 {
@@ -237,13 +260,15 @@ main (int argc, char **argv)
     return session ();
   if (argc > 2 && strcmp (argv[1], "show") == 0)
     return show (argc - 2, argv + 2);
+  if (argc > 2 && strcmp (argv[1], "identifies") == 0)
+    return identifies (argc - 2, argv + 2);
   if (argc == 4 && strcmp (argv[1], "compare") == 0)
     return compare (argv[2], argv[3]);
   if (argc == 4 && strcmp (argv[1], "samefs") == 0)
     return samefs (argv[2], argv[3]);
   if (argc == 3 && strcmp (argv[1], "record") == 0)
     return record (argv[2]);
-  fprintf (stderr, "usage: file-id-probe show FILE... | compare A B"
-           " | samefs A B | record DIR | session\n");
+  fprintf (stderr, "usage: file-id-probe show FILE... | identifies FILE..."
+           " | compare A B | samefs A B | record DIR | session\n");
   return 2;
 }
