@@ -472,13 +472,6 @@ file_id_get_handle (struct file_id *id, int dirfd, char const *name,
   return 0;
 }
 
-void
-file_id_release (struct file_id *id)
-{
-  free (id->handle);
-  id->handle = NULL;
-}
-
 int
 file_id_copy (struct file_id *dst, struct file_id const *src)
 {
@@ -747,7 +740,8 @@ murmur3_128 (void const *data, size_t len, uint32_t seed, uint64_t out[2])
 /* The low 8 bits of a struct file_id_digest's META.  */
 enum
 {
-  DIGEST_DIR = 1 << 0,          /* the file is a directory */
+  DIGEST_DIR = 1 << 0,          /* the file is a directory (file-id.h's
+                                   file_id_digest knows this bit) */
   DIGEST_HANDLE = 1 << 1,       /* the key had a handle */
   DIGEST_META = 1 << 2,         /* the handle had metadata */
   DIGEST_LINKS = 1 << 3,        /* the file has several links */
@@ -757,7 +751,7 @@ enum
 };
 
 void
-file_id_digest (struct file_id const *id, struct file_id_digest *d)
+file_id_digest_of_handle (struct file_id const *id, struct file_id_digest *d)
 {
   struct file_id_handle const *h = id->handle;
   d->handle[0] = d->handle[1] = 0;
@@ -821,12 +815,6 @@ file_id_digest_compare (struct file_id_digest const *a,
     return FILE_ID_DIFFERENT;
   return (!handles || (!(fa & DIGEST_DIR) && (fa & DIGEST_LINKS))
           ? FILE_ID_ALIKE : FILE_ID_UNKNOWN);
-}
-
-bool
-file_id_needs_handle (struct file_id const *id)
-{
-  return !(id->flags & (FILE_ID_EXACT | FILE_ID_HAS_SUBVOL));
 }
 
 bool

@@ -39,6 +39,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/types.h>
 #include <sys/stat.h>
 
@@ -224,8 +225,13 @@ file_id_hash (struct file_id const *id, size_t table_size)
    ino: true where the kernel gives no subvolume and the filesystem is
    known to show several inode namespaces under one st_dev (NFS, FUSE,
    other network filesystems, overlayfs and btrfs without STATX_SUBVOL).  */
-extern bool file_id_needs_handle (struct file_id const *id)
-  _GL_ATTRIBUTE_NONNULL ((1)) _GL_ATTRIBUTE_PURE;
+FILE_ID_INLINE bool _GL_ATTRIBUTE_NONNULL ((1)) _GL_ATTRIBUTE_PURE
+file_id_needs_handle (struct file_id const *id)
+{
+  /* Inline, as file_id_release: tar asks both for every file it
+     archives.  */
+  return !(id->flags & (FILE_ID_EXACT | FILE_ID_HAS_SUBVOL));
+}
 
 /* Whether the device and inode numbers of the file that ST describes,
    found as NAME relative to DIRFD (NAME null: DIRFD itself, which must
@@ -257,8 +263,15 @@ extern int file_id_get_handle (struct file_id *id, int dirfd,
   _GL_ATTRIBUTE_NONNULL ((1));
 
 /* Free what ID owns (its handle).  */
-extern void file_id_release (struct file_id *id)
-  _GL_ATTRIBUTE_NONNULL ((1));
+FILE_ID_INLINE void _GL_ATTRIBUTE_NONNULL ((1))
+file_id_release (struct file_id *id)
+{
+  if (id->handle)
+    {
+      free (id->handle);
+      id->handle = NULL;
+    }
+}
 
 /* Copy SRC into *DST, with a copy of its handle.  Return 0, or -1 if out
    of memory (*DST then has no handle).  */
@@ -283,9 +296,23 @@ struct file_id_digest
 };
 
 /* Store in *D the digest of ID's handle and metadata.  */
-extern void file_id_digest (struct file_id const *id,
-                            struct file_id_digest *d)
+extern void file_id_digest_of_handle (struct file_id const *id,
+                                      struct file_id_digest *d)
   _GL_ATTRIBUTE_NONNULL ((1, 2));
+FILE_ID_INLINE void _GL_ATTRIBUTE_NONNULL ((1, 2))
+file_id_digest (struct file_id const *id, struct file_id_digest *d)
+{
+  /* Inline where there is no handle, as for every key on local
+     filesystems: tar -c given two operands digests every file.  The low
+     bit of META is the directory bit (DIGEST_DIR, file-id.c).  */
+  if (id->handle)
+    file_id_digest_of_handle (id, d);
+  else
+    {
+      d->handle[0] = d->handle[1] = 0;
+      d->meta = !!(id->flags & FILE_ID_DIR);
+    }
+}
 
 /* Like file_id_compare, for keys with equal dev and ino that need a
    handle (file_id_needs_handle), from their digests A and B.  */

@@ -115,9 +115,9 @@ self_test (void)
     struct stat sd, sdot;
     ASSERT (0 <= dfd && fstat (dfd, &sd) == 0 && stat (".", &sdot) == 0);
     ASSERT (file_id_may_be_same (dfd, NULL, &sd, AT_FDCWD, ".", &sdot));
-    /* What the numbers identify is a property of the filesystem (which
-       one depends on where the test runs: the suite checks each), the
-       same asked by descriptor or by name, for any file on it.  */
+    /* Asked by descriptor or by name, of a directory or a file: one
+       answer for one filesystem (which answer depends on where the test
+       runs; the suite's file-id.exp checks each filesystem).  */
     bool by_fd = file_id_numbers_identify (dfd, NULL, &sd);
     ASSERT (file_id_numbers_identify (AT_FDCWD, ".", &sdot) == by_fd);
     ASSERT (file_id_numbers_identify (AT_FDCWD, "a", &sa) == by_fd);
