@@ -984,6 +984,19 @@ file_id_fs_handles (dev_t dev)
   return fi ? fi->handles : FILE_ID_HANDLES_NONE;
 }
 
+bool
+file_id_fs_btrfs_placeholder (dev_t dev, ino_t ino)
+{
+#if FILE_ID_LINUX
+  struct fs_info const *fi;
+  return (ino == 2 && (fi = fs_find (dev)) && (fi->flags & FS_TYPE_KNOWN)
+          && fi->f_type == BTRFS_SUPER_MAGIC);
+#else
+  (void) dev, (void) ino;
+  return false;
+#endif
+}
+
 void
 file_id_fs_no_handles (dev_t dev)
 {

@@ -125,6 +125,13 @@ enum file_id_handles
 extern enum file_id_handles file_id_fs_handles (dev_t dev)
   _GL_ATTRIBUTE_PURE;
 
+/* Whether the directory with st_dev DEV and inode number INO is one of
+   the placeholders that btrfs snapshots hold for nested subvolumes,
+   which all share one st_dev and inode number 2.  Known only of a DEV
+   that file_id_fs_identify examined.  */
+extern bool file_id_fs_btrfs_placeholder (dev_t dev, ino_t ino)
+  _GL_ATTRIBUTE_PURE;
+
 /* Remember that the filesystem whose st_dev is DEV gives no handles.  */
 extern void file_id_fs_no_handles (dev_t dev);
 

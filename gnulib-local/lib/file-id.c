@@ -822,9 +822,13 @@ file_id_numbers_identify (int dirfd, char const *name, struct stat const *st)
 {
   /* From a stat, not a statx: a key has a subvolume only where the
      filesystem was examined as btrfs, which gives each subvolume a st_dev
-     of its own; bcachefs, whose subvolumes share one, is not exact.  */
+     of its own; bcachefs, whose subvolumes share one, is not exact.
+     file_id_compare takes btrfs's placeholders for one directory, as
+     stock tools do (they are empty and read-only); a record must not.  */
   struct file_id id;
   file_id_from_stat (&id, st, dirfd, name);
-  return !file_id_needs_handle (&id);
+  return (!file_id_needs_handle (&id)
+          && !(S_ISDIR (st->st_mode)
+               && file_id_fs_btrfs_placeholder (st->st_dev, st->st_ino)));
 }
 

@@ -240,9 +240,11 @@ file_id_needs_handle (struct file_id const *id)
    file), where a match nothing else can prove must not be taken for the
    same file.  False wherever one st_dev covers several inode namespaces
    or nothing tells (NFS, FUSE, 9p, CIFS, bcachefs, overlayfs over layers
-   that do, an unexaminable filesystem); true on local filesystems and on
-   btrfs, whose subvolumes each have a st_dev.  Costs what
-   file_id_from_stat costs: nothing on a filesystem met before.  */
+   that do, an unexaminable filesystem), and for the placeholders that
+   btrfs snapshots hold for nested subvolumes, which share one st_dev and
+   inode number; true on other local filesystems and on btrfs, whose
+   subvolumes each have a st_dev.  Costs what file_id_from_stat costs:
+   nothing on a filesystem met before.  */
 extern bool file_id_numbers_identify (int dirfd, char const *name,
                                       struct stat const *st)
   _GL_ATTRIBUTE_NONNULL ((3));
