@@ -68,7 +68,7 @@ label () {
   case $1 in
     find-name) echo "find -name" ;; find-printf) echo "find -printf" ;;
     du-s) echo "du -s" ;; cp-a) echo "cp -a" ;; stat) echo "stat (xargs)" ;;
-    tar-c) echo "tar -c" ;;
+    tar-c) echo "tar -c" ;; diff-r) echo "diff -r" ;;
   esac
 }
 
@@ -91,6 +91,8 @@ set_cmd () {
     *:cp-a) cmd=("${wrap[@]}" "$bin/cp" -a "$@" "$to/") ;;
     # The archive on stdout; -P: no "Removing leading /" message.
     *:tar-c) cmd=("${wrap[@]}" "$bin/tar" -c -P -f - "$@") ;;
+    # Two trees, with a line for each pair of files read and found equal.
+    *:diff-r) cmd=("${wrap[@]}" "$bin/diff" -r -s "$@") ;;
     *:stat) cmd=(xargs -d '\n' -a "$list" "${wrap[@]}" "$bin/stat"
                  --printf '%i\n') ;;
   esac
@@ -101,7 +103,7 @@ set_cmd () {
 result () {
   case $2:$1 in
     btrfs-du:*) awk 'NR > 1 { t = t sep $1; sep = "+" } END { print t }' "$3" ;;
-    *:find-*|*:stat) echo "$(wc -l < "$3") lines" ;;
+    *:find-*|*:stat|*:diff-r) echo "$(wc -l < "$3") lines" ;;
     *:du-s) echo "$(awk '{ t += $1 } END { print t + 0 }' "$3") KiB" ;;
     *:cp-a) echo "$(find "$dest" -mindepth 1 | wc -l) copied" ;;
     *:tar-c) tar -t -v -i -f "$3" 2>/dev/null \
