@@ -31,6 +31,7 @@
 #if defined __linux__
 # include <sys/ioctl.h>
 # include <sys/statfs.h>
+# include <sys/syscall.h>
 # include <sys/sysmacros.h>
 # include <sys/utsname.h>
 # if HAVE_LINUX_BTRFS_H
@@ -455,14 +456,16 @@ parse_num (char const **p)
   return n;
 }
 
-/* Read the mount table into MOUNTS.  One buffer and a scan by hand: the
-   whole table costs fewer instructions than stdio and sscanf would.  */
-static void
-mounts_read (void)
+/* /proc/self/mountinfo, whole, as a string that the caller frees; NULL
+   if it cannot be read.  One buffer and a scan by hand (mountinfo_next):
+   the whole table costs fewer instructions than stdio and sscanf would,
+   and gnulib's mountlist gives neither mount IDs nor overlayfs's layers.  */
+static char *
+mountinfo_read (void)
 {
   int fd = open ("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
   if (fd < 0)
-    return;
+    return NULL;
   size_t size = 0, used = 0;
   char *buf = NULL;
   for (;;)
@@ -482,28 +485,70 @@ mounts_read (void)
       used += r;
     }
   close (fd);
+  if (buf)
+    buf[used] = '\0';
+  return buf;
+}
+
+/* One line of mountinfo: "ID PARENT MAJOR:MINOR ROOT MOUNTPOINT OPTIONS
+   [TAGS...] - TYPE SOURCE SUPEROPTIONS".  */
+struct mountinfo_line
+{
+  uint64_t id;
+  dev_t dev;
+  char *type;                   /* null-terminated, as the rest */
+  char *source;
+  char *options;                /* the superblock's */
+};
+
+/* Parse the line at *P of a mountinfo string into *L, ending each field
+   with a null byte, and step *P past it.  Return false at the end.  A
+   line without the fields after " - " gets empty ones.  */
+static bool
+mountinfo_next (char **p, struct mountinfo_line *l)
+{
+  char *line = *p;
+  if (!*line)
+    return false;
+  char *end = strchr (line, '\n');
+  if (end)
+    {
+      *end = '\0';
+      *p = end + 1;
+    }
+  else
+    *p = line + strlen (line);
+  char const *q = line;
+  l->id = parse_num (&q);
+  parse_num (&q);
+  unsigned int major = parse_num (&q);
+  unsigned int minor = parse_num (&q);
+  l->dev = makedev (major, minor);
+  char *sep = strstr (q, " - ");
+  l->type = sep ? sep + 3 : (char *) "";
+  char *sp = strchr (l->type, ' ');
+  l->source = sp ? (*sp = '\0', sp + 1) : (char *) "";
+  sp = strchr (l->source, ' ');
+  l->options = sp ? (*sp = '\0', sp + 1) : (char *) "";
+  return true;
+}
+
+/* Read the mount table into MOUNTS.  */
+static void
+mounts_read (void)
+{
+  char *buf = mountinfo_read ();
   if (!buf)
     return;
-  buf[used] = '\0';
   u64_table_clear (&mounts_by_id);
   u64_table_clear (&mounts_by_dev);
-  for (char const *line = buf; *line; )
+  struct mountinfo_line l;
+  for (char *p = buf; mountinfo_next (&p, &l); )
     {
-      /* ID PARENT MAJOR:MINOR ROOT MOUNTPOINT OPTIONS [TAGS...] - TYPE ... */
-      char const *end = strchr (line, '\n');
-      if (!end)
-        end = line + strlen (line);
-      char const *p = line;
-      uint64_t id = parse_num (&p);
-      parse_num (&p);
-      unsigned int major = parse_num (&p);
-      unsigned int minor = parse_num (&p);
-      char const *sep = strstr (p, " - ");
-      bool nine_p = sep && sep < end && strncmp (sep + 3, "9p ", 3) == 0;
-      if (! (mounts_add (&mounts_by_id, id, nine_p)
-             && mounts_add (&mounts_by_dev, makedev (major, minor), nine_p)))
+      bool nine_p = strcmp (l.type, "9p") == 0;
+      if (! (mounts_add (&mounts_by_id, l.id, nine_p)
+             && mounts_add (&mounts_by_dev, l.dev, nine_p)))
         break;
-      line = *end ? end + 1 : end;
     }
   free (buf);
   mounts_loaded = true;
@@ -609,6 +654,84 @@ fs_type_learn (struct fs_info *fi, int dirfd, char const *name, bool is_dir,
   return fd;
 }
 
+# if HAVE_STATX && HAVE_STX_MNT_ID
+/* statmount (Linux 6.8+), where the system's headers lack it: the
+   request and the head of the answer, all that is asked for.  Its
+   number is 457 on the architectures named here, which number new
+   system calls alike since Linux 5.1 (alpha, mips and x32 add an
+   offset).  */
+#  if !defined __NR_statmount \
+      && ((defined __x86_64__ && !defined __ILP32__) || defined __i386__ \
+          || defined __aarch64__ || defined __arm__ || defined __riscv \
+          || defined __powerpc__ || defined __s390__ || defined __loongarch__)
+#   define __NR_statmount 457
+#  endif
+#  ifndef STATMOUNT_SB_BASIC
+#   define STATMOUNT_SB_BASIC 0x00000001U
+#  endif
+struct mount_req { uint32_t size, spare; uint64_t mnt_id, param; };
+struct mount_sb { uint32_t size, spare; uint64_t mask;
+                  uint32_t dev_major, dev_minor; uint64_t magic; };
+
+/* Whether statmount was refused for good (a sandbox, an old kernel).  */
+static bool statmount_refused;
+
+/* Whether mount_magic may answer.  */
+static bool
+mount_magic_works (void)
+{
+#  ifdef __NR_statmount
+  return !statmount_refused;
+#  else
+  return false;
+#  endif
+}
+
+/* The magic number of the superblock of the mount whose unique ID is
+   MNT_ID, or 0 if it cannot be had.  */
+static unsigned long
+mount_magic (uint64_t mnt_id)
+{
+#  ifdef __NR_statmount
+  if (!statmount_refused)
+    {
+      struct mount_req req = { sizeof req, 0, mnt_id, STATMOUNT_SB_BASIC };
+      struct mount_sb sb;
+      if (syscall (__NR_statmount, &req, &sb, sizeof sb, 0) == 0)
+        return sb.mask & STATMOUNT_SB_BASIC ? sb.magic & 0xffffffffUL : 0;
+      /* Not ENOENT: the mount went meanwhile, which says nothing of
+         the others.  */
+      statmount_refused = file_id_fs_unavailable (errno);
+    }
+#  else
+  (void) mnt_id;
+#  endif
+  return 0;
+}
+
+/* Set FI's filesystem type from the superblock of the mount that statx
+   saw it through (FI->mnt_id): one call per mount, where fs_type_learn
+   opens a directory, checks it, asks fstatfs and closes it, and reads
+   the mount table for a 9p mount's.  It walks no path, so it triggers no
+   automount, and on 9p it gives 9p's own type (statfs gives that of the
+   server's filesystem).  SUBVOL, IS_DIR and INO are as for fs_learn.
+   Return false, learning nothing, where it cannot tell, or where what
+   remains to learn needs a descriptor: the subvolume of a btrfs that
+   statx did not report (Linux 6.8 and 6.9).  */
+static bool
+fs_type_from_mount (struct fs_info *fi, int64_t subvol, bool is_dir,
+                    ino_t ino)
+{
+  unsigned long magic = mount_magic (fi->mnt_id);
+  if (!magic || (magic == BTRFS_SUPER_MAGIC && subvol < 0
+                 && ! (is_dir && ino == 2)))
+    return false;
+  fi->f_type = magic;
+  fi->flags |= FS_TYPE_KNOWN;
+  return true;
+}
+# endif
+
 /* Whether the running kernel reports STATX_SUBVOL where a filesystem has
    subvolumes (Linux 6.10+), overlayfs passing its layers' through.  By
    version, not by a probe: statx sets STATX_SUBVOL only for files of a
@@ -695,34 +818,22 @@ mountinfo_unescape (char *s)
 static bool
 overlay_layers_exact (dev_t dev)
 {
-  FILE *f = fopen ("/proc/self/mountinfo", "re");
-  if (!f)
+  char *buf = mountinfo_read ();
+  if (!buf)
     return false;
-  char *line = NULL;
-  size_t size = 0;
   bool found = false, exact = false;
-  while (!found && getline (&line, &size, f) >= 0)
+  struct mountinfo_line l;
+  for (char *p = buf; !found && mountinfo_next (&p, &l); )
     {
-      /* ID PARENT MAJOR:MINOR ROOT MOUNTPOINT OPTIONS [TAGS...] - TYPE
-         SOURCE SUPEROPTIONS */
-      unsigned int major, minor;
-      if (sscanf (line, "%*u %*u %u:%u", &major, &minor) != 2
-          || makedev (major, minor) != dev)
+      if (l.dev != dev)
         continue;
-      char *sep = strstr (line, " - ");
-      if (!sep)
-        break;
-      char *type = sep + 3;
-      char *source = strchr (type, ' ');
-      char *opts = source ? strchr (source + 1, ' ') : NULL;
-      if (!opts || strncmp (type, "overlay ", 8) != 0)
+      if (strcmp (l.type, "overlay") != 0)
         break;
       found = true;
-      opts[strcspn (opts, "\n")] = '\0';
       int layers = 0;
       exact = true;
       char *osave;
-      for (char *o = strtok_r (opts + 1, ",", &osave); exact && o;
+      for (char *o = strtok_r (l.options, ",", &osave); exact && o;
            o = strtok_r (NULL, ",", &osave))
         {
           char *v;
@@ -748,8 +859,7 @@ overlay_layers_exact (dev_t dev)
         }
       exact = exact && 0 < layers;
     }
-  free (line);
-  fclose (f);
+  free (buf);
   return exact;
 }
 #endif
@@ -828,10 +938,11 @@ fs_learn (dev_t dev, ino_t ino, int dirfd, char const *name, bool is_dir)
       fi->f_type = BTRFS_SUPER_MAGIC;
       return fi;
     }
-  /* A st_dev that only fstatat showed, once a mount has been examined:
-     one statx of the file itself, which opens nothing, says whether it
-     is another subvolume of a known mount.  */
-  if (!(fi->flags & FS_MNT_ID) && u64_table_count (&mount_facts)
+  /* A st_dev that only fstatat showed: one statx of the file itself,
+     which opens nothing, says whether it is another subvolume of a known
+     mount, and gives the mount ID to learn a new mount by.  */
+  if (!(fi->flags & FS_MNT_ID)
+      && (u64_table_count (&mount_facts) || mount_magic_works ())
       && !statx_refused)
     {
       struct statx stx;
@@ -843,23 +954,39 @@ fs_learn (dev_t dev, ino_t ino, int dirfd, char const *name, bool is_dir)
                                 &stx) == 0
           && (stx.stx_mask & FILE_ID_STATX_MNT_ID_UNIQUE)
           && makedev (stx.stx_dev_major, stx.stx_dev_minor) == dev
-          && stx.stx_ino == ino
-          && fs_learn_from_mount (fi, stx.stx_mnt_id,
-                                  (! (S_ISDIR (stx.stx_mode) && ino == 2)
-                                   ? statx_subvol (&stx) : -1)))
-        return fi;
+          && stx.stx_ino == ino)
+        {
+          int64_t subvol = (! (S_ISDIR (stx.stx_mode) && ino == 2)
+                            ? statx_subvol (&stx) : -1);
+          if (fs_learn_from_mount (fi, stx.stx_mnt_id, subvol))
+            return fi;
+          fi->mnt_id = stx.stx_mnt_id;
+          fi->flags |= FS_MNT_ID;
+          if (0 <= subvol)
+            {
+              fi->subvol = subvol;
+              fi->flags |= FS_SUBVOL_SEEN;
+            }
+        }
     }
 # endif
-  bool close_it;
-  int64_t subvol;
-  int fd = fs_type_learn (fi, dirfd, name, is_dir, ino, &close_it, &subvol);
-  if (fd < 0)
+  bool close_it = false;
+  int64_t subvol = (fi->flags & FS_SUBVOL_SEEN ? (int64_t) fi->subvol : -1);
+  int fd = -1;
+# if HAVE_STATX && HAVE_STX_MNT_ID
+  if (! ((fi->flags & FS_MNT_ID)
+         && fs_type_from_mount (fi, subvol, is_dir, ino)))
+# endif
     {
-      if (!file_id_fs_unavailable (errno))
-        return &fs_unknown;
-      fi->flags |= FS_LEARNED | FS_MULTIPLEX;
-      fi->handles = FILE_ID_HANDLES_NONE;
-      return fi;
+      fd = fs_type_learn (fi, dirfd, name, is_dir, ino, &close_it, &subvol);
+      if (fd < 0)
+        {
+          if (!file_id_fs_unavailable (errno))
+            return &fs_unknown;
+          fi->flags |= FS_LEARNED | FS_MULTIPLEX;
+          fi->handles = FILE_ID_HANDLES_NONE;
+          return fi;
+        }
     }
   fi->flags |= FS_LEARNED;
   switch (fi->f_type)
@@ -906,7 +1033,7 @@ fs_learn (dev_t dev, ino_t ino, int dirfd, char const *name, bool is_dir)
         }
 # if HAVE_LINUX_BTRFS_H
       {
-        int rfd = reopen_dir (fd, fi->f_type);
+        int rfd = fd < 0 ? -1 : reopen_dir (fd, fi->f_type);
         struct btrfs_ioctl_ino_lookup_args args;
         memset (&args, 0, sizeof args);
         args.treeid = 0;

@@ -506,8 +506,12 @@ file_id_compare (struct file_id const *a, struct file_id const *b)
   struct file_id_handle const *hb = b->handle;
   if (!ha || !hb)
     return FILE_ID_UNKNOWN;
-  bool handles = (ha->kind != FILE_ID_HANDLES_NONE
-                  && hb->kind != FILE_ID_HANDLES_NONE);
+  /* Handles of two kinds are not compared.  On NFS they are one of the
+     first export met on the st_dev, which identifies its file, and one
+     of another export of the server's filesystem (/srv/sub seen as a
+     directory of /srv and as its own export's root), which tells nothing
+     (nfs_handle_kind): as where no handle could be had.  */
+  bool handles = (ha->kind != FILE_ID_HANDLES_NONE && ha->kind == hb->kind);
   if (handles)
     {
       if (ha->type == hb->type && ha->bytes == hb->bytes
@@ -801,7 +805,7 @@ file_id_digest_compare (struct file_id_digest const *a,
     return FILE_ID_UNKNOWN;
   int ka = (fa & DIGEST_KIND_MASK) >> DIGEST_KIND_SHIFT;
   int kb = (fb & DIGEST_KIND_MASK) >> DIGEST_KIND_SHIFT;
-  bool handles = ka != FILE_ID_HANDLES_NONE && kb != FILE_ID_HANDLES_NONE;
+  bool handles = ka != FILE_ID_HANDLES_NONE && ka == kb;
   if (handles)
     {
       if (a->handle[0] == b->handle[0] && a->handle[1] == b->handle[1])
