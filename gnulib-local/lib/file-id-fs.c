@@ -83,7 +83,7 @@ enum
   FS_UUID_TRIED = 1 << 3,
   FS_HAS_UUID = 1 << 4,
   FS_LEARNED = 1 << 5,          /* fs_learn has examined it */
-  FS_TYPE_KNOWN = 1 << 6,       /* F_TYPE holds statfs's f_type */
+  FS_TYPE_KNOWN = 1 << 6,       /* F_TYPE holds the filesystem's type */
   FS_MNT_ID = 1 << 7,           /* MNT_ID holds the ID of a mount of it */
   FS_SUBVOL_SEEN = 1 << 8       /* statx gave SUBVOL, not yet learned */
 };
@@ -481,13 +481,22 @@ mountinfo_read (void)
         }
       ssize_t r = read (fd, buf + used, size - used);
       if (r <= 0)
-        break;
+        {
+          /* A part of the table would pass for the whole: mountinfo
+             users take a mount missing from it as a fact.  */
+          if (r == 0)
+            {
+              close (fd);
+              buf[used] = '\0';
+              return buf;
+            }
+          break;
+        }
       used += r;
     }
   close (fd);
-  if (buf)
-    buf[used] = '\0';
-  return buf;
+  free (buf);
+  return NULL;
 }
 
 /* One line of mountinfo: "ID PARENT MAJOR:MINOR ROOT MOUNTPOINT OPTIONS
@@ -524,12 +533,14 @@ mountinfo_next (char **p, struct mountinfo_line *l)
   unsigned int major = parse_num (&q);
   unsigned int minor = parse_num (&q);
   l->dev = makedev (major, minor);
+  /* Fields that are missing are empty: the line's own null byte.  */
+  char *nul = line + strlen (line);
   char *sep = strstr (q, " - ");
-  l->type = sep ? sep + 3 : (char *) "";
+  l->type = sep ? sep + 3 : nul;
   char *sp = strchr (l->type, ' ');
-  l->source = sp ? (*sp = '\0', sp + 1) : (char *) "";
+  l->source = sp ? (*sp = '\0', sp + 1) : nul;
   sp = strchr (l->source, ' ');
-  l->options = sp ? (*sp = '\0', sp + 1) : (char *) "";
+  l->options = sp ? (*sp = '\0', sp + 1) : nul;
   return true;
 }
 
@@ -669,12 +680,31 @@ fs_type_learn (struct fs_info *fi, int dirfd, char const *name, bool is_dir,
 #  ifndef STATMOUNT_SB_BASIC
 #   define STATMOUNT_SB_BASIC 0x00000001U
 #  endif
-struct mount_req { uint32_t size, spare; uint64_t mnt_id, param; };
-struct mount_sb { uint32_t size, spare; uint64_t mask;
-                  uint32_t dev_major, dev_minor; uint64_t magic; };
+/* The heads of the kernel's struct mnt_id_req (its first version) and
+   struct statmount.  */
+struct mount_req
+{
+  uint32_t size;
+  uint32_t spare;
+  uint64_t mnt_id;
+  uint64_t param;
+};
+struct mount_sb
+{
+  uint32_t size;
+  uint32_t spare;
+  uint64_t mask;
+  uint32_t dev_major;
+  uint32_t dev_minor;
+  uint64_t magic;
+};
 
-/* Whether statmount was refused for good (a sandbox, an old kernel).  */
+#  ifdef __NR_statmount
+/* Whether statmount is refused for good (an old kernel, a sandbox).  */
 static bool statmount_refused;
+/* Whether it answered once.  */
+static bool statmount_answered;
+#  endif
 
 /* Whether mount_magic may answer.  */
 static bool
@@ -687,10 +717,21 @@ mount_magic_works (void)
 #  endif
 }
 
+/* Note that the kernel gives no unique mount IDs (before Linux 6.8), so
+   that statmount, which came with them, is not used.  */
+static void
+mount_magic_unusable (void)
+{
+#  ifdef __NR_statmount
+  statmount_refused = true;
+#  endif
+}
+
 /* The magic number of the superblock of the mount whose unique ID is
-   MNT_ID, or 0 if it cannot be had.  */
+   MNT_ID, and in *SB_DEV the superblock's device; 0 if they cannot be
+   had.  */
 static unsigned long
-mount_magic (uint64_t mnt_id)
+mount_magic (uint64_t mnt_id, dev_t *sb_dev)
 {
 #  ifdef __NR_statmount
   if (!statmount_refused)
@@ -698,13 +739,24 @@ mount_magic (uint64_t mnt_id)
       struct mount_req req = { sizeof req, 0, mnt_id, STATMOUNT_SB_BASIC };
       struct mount_sb sb;
       if (syscall (__NR_statmount, &req, &sb, sizeof sb, 0) == 0)
-        return sb.mask & STATMOUNT_SB_BASIC ? sb.magic & 0xffffffffUL : 0;
-      /* Not ENOENT: the mount went meanwhile, which says nothing of
-         the others.  */
-      statmount_refused = file_id_fs_unavailable (errno);
+        {
+          statmount_answered = true;
+          if (! (sb.mask & STATMOUNT_SB_BASIC))
+            return 0;
+          *sb_dev = makedev (sb.dev_major, sb.dev_minor);
+          return sb.magic & 0xffffffffUL;
+        }
+      /* ENOENT (the mount gone, or in another namespace) says nothing of
+         other mounts, nor does EPERM or EACCES once statmount has
+         answered (a mount whose root a chroot hides, a security
+         module's refusal); before that, they are a sandbox's.  */
+      int e = errno;
+      statmount_refused = (e == ENOSYS || e == EINVAL
+                           || (!statmount_answered
+                               && (e == EPERM || e == EACCES)));
     }
 #  else
-  (void) mnt_id;
+  (void) mnt_id, (void) sb_dev;
 #  endif
   return 0;
 }
@@ -717,14 +769,19 @@ mount_magic (uint64_t mnt_id)
    server's filesystem).  SUBVOL, IS_DIR and INO are as for fs_learn.
    Return false, learning nothing, where it cannot tell, or where what
    remains to learn needs a descriptor: the subvolume of a btrfs that
-   statx did not report (Linux 6.8 and 6.9).  */
+   statx did not report (Linux 6.8 and 6.9).  Nor for an overlayfs's
+   file with a st_dev other than the overlay's (a layer's, where the
+   layers are on several filesystems): as before, that cannot be
+   examined, and must not decide for the mount.  */
 static bool
 fs_type_from_mount (struct fs_info *fi, int64_t subvol, bool is_dir,
                     ino_t ino)
 {
-  unsigned long magic = mount_magic (fi->mnt_id);
-  if (!magic || (magic == BTRFS_SUPER_MAGIC && subvol < 0
-                 && ! (is_dir && ino == 2)))
+  dev_t sb_dev;
+  unsigned long magic = mount_magic (fi->mnt_id, &sb_dev);
+  if (!magic
+      || (magic == BTRFS_SUPER_MAGIC && subvol < 0 && ! (is_dir && ino == 2))
+      || (magic == OVERLAYFS_SUPER_MAGIC && sb_dev != fi->dev))
     return false;
   fi->f_type = magic;
   fi->flags |= FS_TYPE_KNOWN;
@@ -850,10 +907,10 @@ overlay_layers_exact (dev_t dev)
             exact = false;
           /* Layers are separated by ':' (data-only ones by "::").  A
              name with ':' in it fails below, as no such layer exists.  */
-          for (char *l = strtok_r (v, ":", &v); exact && l;
-               l = strtok_r (NULL, ":", &v))
+          for (char *layer = strtok_r (v, ":", &v); exact && layer;
+               layer = strtok_r (NULL, ":", &v))
             {
-              exact = layer_exact (l);
+              exact = layer_exact (layer);
               layers++;
             }
         }
@@ -946,15 +1003,18 @@ fs_learn (dev_t dev, ino_t ino, int dirfd, char const *name, bool is_dir)
       && !statx_refused)
     {
       struct statx stx;
-      if (statx_unless_refused (dirfd, name ? name : "",
-                                ((name ? AT_SYMLINK_NOFOLLOW : AT_EMPTY_PATH)
-                                 | AT_NO_AUTOMOUNT),
-                                (STATX_TYPE | STATX_INO | STATX_SUBVOL_MASK
-                                 | FILE_ID_STATX_MNT_ID_UNIQUE),
-                                &stx) == 0
-          && (stx.stx_mask & FILE_ID_STATX_MNT_ID_UNIQUE)
-          && makedev (stx.stx_dev_major, stx.stx_dev_minor) == dev
-          && stx.stx_ino == ino)
+      bool ok = statx_unless_refused (dirfd, name ? name : "",
+                                      ((name ? AT_SYMLINK_NOFOLLOW
+                                        : AT_EMPTY_PATH)
+                                       | AT_NO_AUTOMOUNT),
+                                      (STATX_TYPE | STATX_INO
+                                       | STATX_SUBVOL_MASK
+                                       | FILE_ID_STATX_MNT_ID_UNIQUE),
+                                      &stx) == 0;
+      if (ok && !(stx.stx_mask & FILE_ID_STATX_MNT_ID_UNIQUE))
+        mount_magic_unusable ();
+      else if (ok && makedev (stx.stx_dev_major, stx.stx_dev_minor) == dev
+               && stx.stx_ino == ino)
         {
           int64_t subvol = (! (S_ISDIR (stx.stx_mode) && ino == 2)
                             ? statx_subvol (&stx) : -1);

@@ -17,9 +17,10 @@
 /* Facts about a filesystem instance (a st_dev), learned once and cached:
    its type, whether (st_dev, st_ino) identifies its files, the subvolume
    where a st_dev is one btrfs subvolume, what its file handles prove,
-   and its UUID.  Learning costs a few system calls per mount (an O_PATH
-   open of a directory, statx, statfs), none for another st_dev of a
-   mount already examined (another btrfs subvolume).  The cache is the
+   and its UUID.  Learning costs one system call per mount (statmount of
+   the mount ID that statx gave; before Linux 6.8, an O_PATH open of a
+   directory, statx and statfs), none for another st_dev of a mount
+   already examined (another btrfs subvolume).  The cache is the
    process's, and not thread-safe.  A st_dev seen through a mount other
    than the one it was learned through is learned again, since its
    number may have passed to another filesystem (Linux 6.8+; see

@@ -65,9 +65,10 @@ extern "C" {
    are non-directories with several links (two links of one file, or a
    copy not changed since: a snapshot keeps the metadata), or no handle
    could have told them apart (then the metadata are all there is, as for
-   the stock tools).  UNKNOWN: handles that name paths differ, for a
-   directory or a file with one link (two names, which one file has only
-   through a bind mount), or nothing is known.  Callers resolve ALIKE and
+   the stock tools; so do handles of two kinds, which are not compared:
+   on NFS, of two exports).  UNKNOWN: handles that name paths differ, for
+   a directory or a file with one link (two names, which one file has
+   only through a bind mount), or nothing is known.  Callers resolve ALIKE and
    UNKNOWN according to what is at stake:
    - guards that protect data (cp's "are the same file", copying a
      directory into itself, rm's --preserve-root) treat both as SAME,
@@ -113,9 +114,9 @@ struct file_id
 
 /* Like fstatat (DIRFD, NAME, ST, FLAGS), and also fill *ID.  It costs one
    statx call, which asks for the subvolume and the mount ID too; a file on
-   a mount not met before costs a few calls more (an O_PATH open of its
-   directory, statfs), and on btrfs under a kernel without STATX_SUBVOL one
-   ioctl per subvolume.  Another st_dev seen through a mount already met
+   a mount not met before costs one call more (statmount; before Linux
+   6.8 a few: an O_PATH open of its directory, statfs), and on btrfs under
+   a kernel without STATX_SUBVOL one ioctl per subvolume.  Another st_dev seen through a mount already met
    (another btrfs subvolume) costs nothing more.  Nothing but a directory
    is ever opened.  Return 0, or -1 with errno set.  */
 extern int file_id_stat_at (int dirfd, char const *name, struct stat *st,
