@@ -108,8 +108,9 @@ struct fs_info
    reused as soon as a filesystem is unmounted, so an entry is forgotten
    when a statx shows its st_dev through a mount that it was not learned
    through (see notes_flush).  */
-static struct u64_table fs_table = { .map = true };
-static struct fs_info *fs_last;
+static STATX_SUBVOL_THREAD_LOCAL struct u64_table fs_table
+  = { .map = true };
+static STATX_SUBVOL_THREAD_LOCAL struct fs_info *fs_last;
 
 static struct fs_info *
 fs_find (dev_t dev)
@@ -137,8 +138,8 @@ fs_get_raw (dev_t dev)
     {
       /* Entries are carved from blocks: one malloc per 256 st_devs, few
          long-lived blocks amid the caller's allocations.  */
-      static struct fs_info *block;
-      static size_t block_left;
+      static STATX_SUBVOL_THREAD_LOCAL struct fs_info *block;
+      static STATX_SUBVOL_THREAD_LOCAL size_t block_left;
       if (!block_left)
         {
           enum { N = 256 };
@@ -169,11 +170,12 @@ struct fs_noted
   uint64_t mnt_id;
   int64_t subvol;
 };
-static struct fs_noted *noted;
-static size_t noted_count;
-static size_t noted_alloc;
-static struct fs_noted noted_last;  /* the note made last, if NOTED_ANY */
-static bool noted_any;
+static STATX_SUBVOL_THREAD_LOCAL struct fs_noted *noted;
+static STATX_SUBVOL_THREAD_LOCAL size_t noted_count;
+static STATX_SUBVOL_THREAD_LOCAL size_t noted_alloc;
+/* The note made last, if NOTED_ANY.  */
+static STATX_SUBVOL_THREAD_LOCAL struct fs_noted noted_last;
+static STATX_SUBVOL_THREAD_LOCAL bool noted_any;
 
 /* The flags of what is learned, not merely noted, of a st_dev.  */
 enum { FS_FACTS = FS_LEARNED | FS_TYPE_KNOWN | FS_UUID_TRIED };
@@ -236,7 +238,8 @@ fs_get (dev_t dev)
    same facts, only the subvolume differs.  So a st_dev first seen
    through a known mount (one per btrfs subvolume) is learned from that
    mount's entry at no system call.  */
-static struct u64_table mount_facts = { .map = true };
+static STATX_SUBVOL_THREAD_LOCAL struct u64_table mount_facts
+  = { .map = true };
 
 /* Whether FI holds what was learned through the mount with ID MNT_ID:
    it was learned through that mount (and may have been learned again,
@@ -264,7 +267,7 @@ mount_entry (uint64_t mnt_id)
 /* Whether fs_learn examined a mount of a local btrfs, and statx gave
    its subvolume (Linux 6.10+; not glibc's emulation of statx, where the
    kernel or a sandbox refuses it).  */
-static bool btrfs_examined;
+static STATX_SUBVOL_THREAD_LOCAL bool btrfs_examined;
 
 /* Learn FI, not yet examined, from the entry of the mount with ID MNT_ID
    if it has one.  SUBVOL is FI's subvolume where the kernel reported it
@@ -425,14 +428,16 @@ reopen_dir (int fd, unsigned long f_type)
 /* The mounts, from /proc/self/mountinfo: whether each is 9p, by mount ID
    and by device.  Read once, and again only for a mount not in it (one
    mounted since).  Devices looked up in vain are added, as not 9p.  */
-static struct u64_table mounts_by_id = { .map = true };
-static struct u64_table mounts_by_dev = { .map = true };
+static STATX_SUBVOL_THREAD_LOCAL struct u64_table mounts_by_id
+  = { .map = true };
+static STATX_SUBVOL_THREAD_LOCAL struct u64_table mounts_by_dev
+  = { .map = true };
 static char const mount_9p[] = "9p";
 static char const mount_other[] = "other";
 /* In MOUNTS_BY_DEV: looked up in vain, no mount's own device.  */
 static char const mount_none[] = "none";
 /* Whether the table was read at least once.  */
-static bool mounts_loaded;
+static STATX_SUBVOL_THREAD_LOCAL bool mounts_loaded;
 
 static bool
 mounts_add (struct u64_table *t, uint64_t key, bool nine_p)
@@ -701,9 +706,9 @@ struct mount_sb
 
 #  ifdef __NR_statmount
 /* Whether statmount is refused for good (an old kernel, a sandbox).  */
-static bool statmount_refused;
+static STATX_SUBVOL_THREAD_LOCAL bool statmount_refused;
 /* Whether it answered once.  */
-static bool statmount_answered;
+static STATX_SUBVOL_THREAD_LOCAL bool statmount_answered;
 #  endif
 
 /* Whether mount_magic may answer.  */
@@ -799,7 +804,8 @@ fs_type_from_mount (struct fs_info *fi, int64_t subvol, bool is_dir,
 static bool
 kernel_reports_subvol (void)
 {
-  static int known;             /* 0: not yet asked; 1: yes; -1: no */
+  /* 0: not yet asked; 1: yes; -1: no.  */
+  static STATX_SUBVOL_THREAD_LOCAL int known;
   if (!known)
     {
       struct utsname u;
@@ -948,8 +954,8 @@ fs_forget (struct fs_info *fi)
    (a file renamed meanwhile, EMFILE...): nothing is known, and nothing
    is cached, so that a later file tries again.  Its (dev, ino) may not
    identify a file, and its handles prove nothing.  */
-static struct fs_info fs_unknown = { .flags = FS_MULTIPLEX | FS_LEARNED,
-                                     .handles = FILE_ID_HANDLES_NONE };
+static STATX_SUBVOL_THREAD_LOCAL struct fs_info fs_unknown
+  = { .flags = FS_MULTIPLEX | FS_LEARNED, .handles = FILE_ID_HANDLES_NONE };
 
 /* Learn what we need of the filesystem of a file (dev DEV, a directory if
    IS_DIR, NAME relative to DIRFD) that the kernel gave no subvolume for.

@@ -20,8 +20,10 @@
    and its UUID.  Learning costs one system call per mount (statmount of
    the mount ID that statx gave; before Linux 6.8, an O_PATH open of a
    directory, statx and statfs), none for another st_dev of a mount
-   already examined (another btrfs subvolume).  The cache is the
-   process's, and not thread-safe.  A st_dev seen through a mount other
+   already examined (another btrfs subvolume).  The cache is the calling
+   thread's (thread-local), so that threads need no lock: each learns for
+   itself, and what a thread learned is not freed when it exits, a few
+   hundred bytes per filesystem.  A st_dev seen through a mount other
    than the one it was learned through is learned again, since its
    number may have passed to another filesystem (Linux 6.8+; see
    "Lifetime" in file-id.txt).  */

@@ -57,9 +57,9 @@ id_init (struct file_id *id, dev_t dev, ino_t ino, mode_t mode)
 /* Consecutive files nearly always share a st_dev: the facts of the last
    one, where they cannot change while it is seen through one mount;
    LAST_FACTS is -1 if none.  */
-static dev_t last_dev;
-static int last_facts = -1;
-static uint64_t last_subvol;
+static STATX_SUBVOL_THREAD_LOCAL dev_t last_dev;
+static STATX_SUBVOL_THREAD_LOCAL int last_facts = -1;
+static STATX_SUBVOL_THREAD_LOCAL uint64_t last_subvol;
 
 /* Complete *ID, for which the kernel gave no subvolume.  STATX_SAID
    says whether that is what a statx answered, rather than an fstatat
@@ -277,9 +277,9 @@ struct file_id_handle
 
 #if FILE_ID_LINUX && HAVE_NAME_TO_HANDLE_AT && defined MAX_HANDLE_SZ
 /* Whether the kernel refused AT_HANDLE_FID (before Linux 6.5).  */
-static bool no_handle_fid;
+static STATX_SUBVOL_THREAD_LOCAL bool no_handle_fid;
 /* Whether name_to_handle_at is missing, or refused by a sandbox.  */
-static bool no_handles;
+static STATX_SUBVOL_THREAD_LOCAL bool no_handles;
 
 /* The length of the file system ID that a handle of knfsd, Linux's NFS
    server, holds for the ID type TYPE (fs/nfsd/nfsfh.h, key_len), or -1

@@ -29,7 +29,7 @@ verify (0xa8 <= sizeof (struct statx));
 #endif
 
 #if defined STATX_BASIC_STATS && HAVE_STATX
-bool statx_refused;
+STATX_SUBVOL_THREAD_LOCAL bool statx_refused;
 
 bool
 statx_note_refusal (void)

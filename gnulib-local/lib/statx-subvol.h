@@ -34,6 +34,15 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* What this module and those built on it (file-id, file-id-fs) learn
+   is each thread's own: threads that walk at once, each with its own
+   FTS as upstream allows, then share no state and take no lock.  */
+#if defined __GNUC__ || 201112 <= __STDC_VERSION__
+# define STATX_SUBVOL_THREAD_LOCAL _Thread_local
+#else
+# define STATX_SUBVOL_THREAD_LOCAL
+#endif
+
 _GL_INLINE_HEADER_BEGIN
 #ifndef STATX_SUBVOL_INLINE
 # define STATX_SUBVOL_INLINE _GL_INLINE
@@ -74,8 +83,8 @@ statx_subvol (struct statx const *stx)
 /* Whether statx is known to be unusable: the kernel lacks it (ENOSYS),
    or a sandbox refuses it (EPERM: seccomp profiles of container runtimes
    answer system calls they do not know with it, and statx gives it for
-   no other reason).  Callers use fstatat instead.  */
-extern bool statx_refused;
+   no other reason).  Callers use fstatat instead.  The calling thread's.  */
+extern STATX_SUBVOL_THREAD_LOCAL bool statx_refused;
 
 /* Set statx_refused if statx has just failed with errno ENOSYS, or with
    EPERM and a statx of "/" is refused too.  Return statx_refused.  */

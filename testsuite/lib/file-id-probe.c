@@ -35,6 +35,12 @@
                                     process, answering each with its
                                     lines and then "ok" or "failed"
                                     (subvol.module/dev-reuse.exp)
+     file-id-probe threads DIR...   walk each DIR in a thread of its
+                                    own, all at once, with fts,
+                                    file_id_stat_at and canonicalize on
+                                    every entry, and print "DIR ENTRIES
+                                    CYCLES" for each (subvol.module/
+                                    threads.exp runs it under helgrind)
    SUBVOL is "-" where unknown, UUID "?" where there is none.  */
 
 #include <config.h>
@@ -42,9 +48,13 @@
 #include "file-id.h"
 #include "file-id-fs.h"
 
+#include "canonicalize.h"
+#include "fts_.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,6 +263,96 @@ session (void)
   return 0;
 }
 
+/* One walk of the threads command.  */
+struct walk
+{
+  char *dir;
+  size_t entries;
+  size_t cycles;
+  int err;
+};
+
+static void *
+walk (void *arg)
+{
+  struct walk *w = arg;
+  char *dirs[] = { w->dir, NULL };
+  /* FTS_CWDFD: the walks must not change the process's directory.  */
+  FTS *fts = fts_open (dirs, FTS_PHYSICAL | FTS_CWDFD, NULL);
+  if (!fts)
+    {
+      w->err = errno;
+      return NULL;
+    }
+  for (;;)
+    {
+      errno = 0;
+      FTSENT *e = fts_read (fts);
+      if (!e)
+        {
+          if (errno)
+            w->err = errno;
+          break;
+        }
+      if (e->fts_info == FTS_DP)
+        continue;
+      if (e->fts_info == FTS_DC)
+        w->cycles++;
+      else if (e->fts_info == FTS_DNR || e->fts_info == FTS_ERR
+               || e->fts_info == FTS_NS)
+        w->err = e->fts_errno;
+      struct file_id id;
+      struct stat st;
+      if (file_id_stat_at (AT_FDCWD, e->fts_path, &st, AT_SYMLINK_NOFOLLOW,
+                           &id) != 0)
+        w->err = errno;
+      else
+        file_id_release (&id);
+      char *c = canonicalize_filename_mode (e->fts_path, CAN_EXISTING);
+      if (!c)
+        w->err = errno;
+      free (c);
+      w->entries++;
+    }
+  if (fts_close (fts) != 0)
+    w->err = errno;
+  return NULL;
+}
+
+static int
+threads (int argc, char **argv)
+{
+  struct walk *w = calloc (argc, sizeof *w);
+  pthread_t *t = calloc (argc, sizeof *t);
+  if (!w || !t)
+    return 1;
+  int status = 0;
+  for (int i = 0; i < argc; i++)
+    {
+      w[i].dir = argv[i];
+      int err = pthread_create (&t[i], NULL, walk, &w[i]);
+      if (err)
+        {
+          fprintf (stderr, "file-id-probe: %s\n", strerror (err));
+          return 1;
+        }
+    }
+  for (int i = 0; i < argc; i++)
+    {
+      pthread_join (t[i], NULL);
+      if (w[i].err)
+        {
+          fprintf (stderr, "file-id-probe: %s: %s\n", w[i].dir,
+                   strerror (w[i].err));
+          status = 1;
+        }
+      printf ("%s %zu %zu\n", w[i].dir, w[i].entries, w[i].cycles);
+    }
+  free (w);
+  free (t);
+  return status;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -268,7 +368,10 @@ main (int argc, char **argv)
     return samefs (argv[2], argv[3]);
   if (argc == 3 && strcmp (argv[1], "record") == 0)
     return record (argv[2]);
+  if (argc > 2 && strcmp (argv[1], "threads") == 0)
+    return threads (argc - 2, argv + 2);
   fprintf (stderr, "usage: file-id-probe show FILE... | identifies FILE..."
-           " | compare A B | samefs A B | record DIR | session\n");
+           " | compare A B | samefs A B | record DIR | session"
+           " | threads DIR...\n");
   return 2;
 }
