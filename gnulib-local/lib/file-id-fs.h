@@ -22,8 +22,9 @@
    directory, statx and statfs), none for another st_dev of a mount
    already examined (another btrfs subvolume).  The cache is the calling
    thread's (thread-local), so that threads need no lock: each learns for
-   itself, and what a thread learned is not freed when it exits, a few
-   hundred bytes per filesystem.  A st_dev seen through a mount other
+   itself (its own statmount calls and read of the mount table), and what
+   a thread learned is not freed when it exits: 22 KB for its first 256
+   st_dev values, and its copy of the mount table.  A st_dev seen through a mount other
    than the one it was learned through is learned again, since its
    number may have passed to another filesystem (Linux 6.8+; see
    "Lifetime" in file-id.txt).  */

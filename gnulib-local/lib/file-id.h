@@ -27,7 +27,10 @@
    an LVM snapshot) stay apart.  The UUID names the filesystem across
    mounts; file_id_fs_uuid (file-id-fs.h) returns it for printing.  Sets
    of keys are in file-id-set.h.  See file-id.txt for what the modules
-   promise on each filesystem and kernel.  */
+   promise on each filesystem and kernel.  What a key's handle proves is
+   decided with what the calling thread has learned of its filesystem
+   (file-id-fs.h; on NFS, the first export met): compare keys made by
+   one thread.  */
 
 #ifndef FILE_ID_H
 #define FILE_ID_H
@@ -218,8 +221,11 @@ file_id_hash (struct file_id const *id, size_t table_size)
   /* Stock tar's hash of its link table: tables of the same keys then
      fill and grow as stock's do, whatever device numbers a subvolume and
      its snapshots get (mixing the device in made tar -c cost 0.999 to
-     1.022 of stock's instructions by device number; this, 1.011).
-     Inline: tables rehash every key as they grow.  */
+     1.022 of stock's instructions by device number; this, 1.011).  As
+     with stock's, the copies of one file in K snapshots whose device
+     numbers differ in their low bits only share a bucket: tar given the
+     K snapshots walks chains of K.  Inline: tables rehash every key as
+     they grow.  */
   uintmax_t h = id->ino ^ id->dev;
   return h % table_size;
 }
@@ -291,12 +297,15 @@ extern int file_id_copy (struct file_id *dst, struct file_id const *src)
    keys with equal dev and ino are ever compared, so a false "same" needs
    two of the handles of the files that share one (dev, ino) to collide:
    for N such files (a file and its snapshots' copies), odds below
-   N * N / 2**129 for handles not made to collide.  Handles are made by
-   the filesystem (inode and generation numbers), not by users, and a
-   server or FUSE daemon that made colliding ones could as well lie about
-   identity outright; so the digest is unkeyed and not cryptographic:
-   gnulib's sha256 costs 3,630 instructions a handle (md5 800), which
-   would add 58% to tar -c's instructions through bindfs (6,290 a file).
+   N * N / 2**129 for handles not made to collide.  A kernel filesystem
+   makes its handles from inode, generation and subvolume numbers, which
+   users cannot choose freely, and a server or FUSE daemon that made
+   colliding ones could as well lie about identity outright.  So the
+   digest is neither keyed (MurmurHash3's known collisions do not depend
+   on its seed, so a seed would not help) nor cryptographic: gnulib's
+   sha256 costs 3,630 instructions a handle (md5 800), which would add
+   58% to tar -c's instructions where every file is digested (two
+   operands through bindfs: 6,290 a file).
    Metadata that differ are taken as equal with odds of 2**-56 per pair
    compared, and that only where handles cannot tell (FUSE, whose
    handles name paths).  */

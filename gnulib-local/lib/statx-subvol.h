@@ -36,9 +36,17 @@
 
 /* What this module and those built on it (file-id, file-id-fs) learn
    is each thread's own: threads that walk at once, each with its own
-   FTS as upstream allows, then share no state and take no lock.  */
-#if defined __GNUC__ || 201112 <= __STDC_VERSION__
+   FTS as upstream allows, then share no state and take no lock.  Linked
+   into a program, as gnulib is, that costs nothing per access; in a
+   shared library each access would be a call (__tls_get_addr).  A
+   compiler with neither keyword makes the state the process's, and the
+   modules not thread-safe.  */
+#if 201112 <= __STDC_VERSION__
 # define STATX_SUBVOL_THREAD_LOCAL _Thread_local
+#elif 201103 <= __cplusplus
+# define STATX_SUBVOL_THREAD_LOCAL thread_local
+#elif defined __GNUC__
+# define STATX_SUBVOL_THREAD_LOCAL __thread
 #else
 # define STATX_SUBVOL_THREAD_LOCAL
 #endif

@@ -37,8 +37,9 @@
                                     (subvol.module/dev-reuse.exp)
      file-id-probe threads DIR...   walk each DIR in a thread of its
                                     own, all at once, with fts,
-                                    file_id_stat_at and canonicalize on
-                                    every entry, and print "DIR ENTRIES
+                                    file_id_stat_at (and a handle where
+                                    needed) and canonicalize on every
+                                    entry, and print "DIR ENTRIES
                                     CYCLES" for each (subvol.module/
                                     threads.exp runs it under helgrind)
    SUBVOL is "-" where unknown, UUID "?" where there is none.  */
@@ -277,8 +278,11 @@ walk (void *arg)
 {
   struct walk *w = arg;
   char *dirs[] = { w->dir, NULL };
-  /* FTS_CWDFD: the walks must not change the process's directory.  */
-  FTS *fts = fts_open (dirs, FTS_PHYSICAL | FTS_CWDFD, NULL);
+  /* FTS_CWDFD: the walks must not change the process's directory.
+     FTS_TIGHT_CYCLE_CHECK, as find and du: every directory entered is
+     checked, with a handle where the view needs one.  */
+  FTS *fts = fts_open (dirs, FTS_PHYSICAL | FTS_CWDFD | FTS_TIGHT_CYCLE_CHECK,
+                       NULL);
   if (!fts)
     {
       w->err = errno;
@@ -307,8 +311,13 @@ walk (void *arg)
                            &id) != 0)
         w->err = errno;
       else
-        file_id_release (&id);
-      char *c = canonicalize_filename_mode (e->fts_path, CAN_EXISTING);
+        {
+          if (file_id_needs_handle (&id))
+            file_id_get_handle (&id, AT_FDCWD, e->fts_path, 0, &st);
+          file_id_release (&id);
+        }
+      /* CAN_MISSING: a dangling symbolic link is no error here.  */
+      char *c = canonicalize_filename_mode (e->fts_path, CAN_MISSING);
       if (!c)
         w->err = errno;
       free (c);
