@@ -5,8 +5,8 @@
 # The caller sets:
 #   w          its scratch directory (for counters' output files)
 #   bin_root   where the builds' copies are: bin_root/stock/find, ...
-#   dest       where cp -a copies (reset_dest mounts a tmpfs there), unless
-#              cp_dest says otherwise
+#   dest       where cp -a and rsync -aH copy (reset_dest mounts a tmpfs
+#              there), unless cp_dest says otherwise
 #   tmo        the time limit of each run, in seconds
 
 # shellcheck shell=bash
@@ -69,13 +69,18 @@ label () {
     find-name) echo "find -name" ;; find-printf) echo "find -printf" ;;
     du-s) echo "du -s" ;; cp-a) echo "cp -a" ;; stat) echo "stat (xargs)" ;;
     tar-c) echo "tar -c" ;; diff-r) echo "diff -r" ;;
+    rsync-aH) echo "rsync -aH" ;;
   esac
 }
 
+# copies CASE: whether CASE writes a copy into $dest (cp -a, rsync -aH),
+# which reset_dest empties before each run.
+copies () { test "$1" = cp-a || test "$1" = rsync-aH; }
+
 # set_cmd CASE BUILD LIST PATH...: the command line, in cmd.  BUILD is
 # stock or patched (the tools in $bin_root/BUILD), or an alternative: bfs
-# (for find -name) or btrfs-du (for du -s).  cp -a copies into $cp_dest,
-# else $dest;
+# (for find -name) or btrfs-du (for du -s).  cp -a and rsync -aH copy
+# into $cp_dest, else $dest;
 # stat takes the names from the file LIST, through xargs.  The words in
 # the array wrap (valgrind) go right before the tool, inside xargs for
 # stat.
@@ -89,6 +94,7 @@ set_cmd () {
     *:find-printf) cmd=("${wrap[@]}" "$bin/find" "$@" -printf '%i %n %s\n') ;;
     *:du-s) cmd=("${wrap[@]}" "$bin/du" -s "$@") ;;
     *:cp-a) cmd=("${wrap[@]}" "$bin/cp" -a "$@" "$to/") ;;
+    *:rsync-aH) cmd=("${wrap[@]}" "$bin/rsync" -aH "$@" "$to/") ;;
     # The archive on stdout; -P: no "Removing leading /" message.
     *:tar-c) cmd=("${wrap[@]}" "$bin/tar" -c -P -f - "$@") ;;
     # Two trees, with a line for each pair of files read and found equal.
@@ -106,6 +112,10 @@ result () {
     *:find-*|*:stat|*:diff-r) echo "$(wc -l < "$3") lines" ;;
     *:du-s) echo "$(awk '{ t += $1 } END { print t + 0 }' "$3") KiB" ;;
     *:cp-a) echo "$(find "$dest" -mindepth 1 | wc -l) copied" ;;
+    # With the groups of linked files: where stock links a snapshot's
+    # copies to their sources, it makes fewer, larger groups (it covered
+    # less), and stock given one operand a run is the reference.
+    *:rsync-aH) echo "$(find "$dest" -mindepth 1 | wc -l) copied, $(find "$dest" -type f -links +1 -printf '%i\n' | sort -u | wc -l) link groups" ;;
     *:tar-c) tar -t -v -i -f "$3" 2>/dev/null \
                | awk '{ n++ } / link to / { l++ }
                       END { printf "%d members, %d links\n", n, l }' ;;
@@ -113,14 +123,14 @@ result () {
 }
 
 # digest CASE OUT: a checksum of what a run produced, in any order: its
-# sorted stdout (OUT) or, for cp -a, each copied entry's name, type,
+# sorted stdout (OUT) or, for cp -a and rsync -aH, each copied entry's name, type,
 # size, link count and link target, and every copied file's content; for
 # tar -c, the listing of the archive (or archives, one after the other)
 # in its order, with each member's size and link target.
 digest () {
   if test "$1" = tar-c; then
     tar -t -v -i -f "$2" 2>/dev/null
-  elif test "$1" = cp-a; then
+  elif copies "$1"; then
     (cd "$dest" \
        && find . -mindepth 1 -printf '%p %y %s %n %l\n' | LC_ALL=C sort \
        && find . -type f -print0 | LC_ALL=C sort -z | xargs -0r md5sum)
@@ -229,11 +239,11 @@ calibrate () {
 
 # covered_less CASE OUT_STOCK OUT_PATCHED: whether stock, in its counting
 # run (exit statuses in SCST, results in SRES), covered less than patched:
-# it stopped, or skipped snapshots.  du's and cp's stdout do not list what
-# they covered; the others' must be the same.
+# it stopped, or skipped snapshots.  du's, cp's and rsync's stdout do not
+# list what they covered; the others' must be the same.
 covered_less () {
   test "${SCST[stock]}" != 0 || test "${SRES[stock]}" != "${SRES[patched]}" \
-    || { test "$1" != du-s && test "$1" != cp-a && ! cmp -s "$2" "$3"; }
+    || { test "$1" != du-s && ! copies "$1" && ! cmp -s "$2" "$3"; }
 }
 
 # split_ref CASE LIST EMPTY OPERAND...: what stock makes of the same
@@ -246,14 +256,14 @@ covered_less () {
 split_ref () {
   local c=$1 list=$2 empty=$3 op olist=$w/split.list
   shift 3
-  test "$c" != cp-a || reset_dest
+  ! copies "$c" || reset_dest
   echo "$empty" > "$olist"
   set_cmd "$c" stock "$olist" "$empty"
   count_calls /dev/null "${cmd[@]}"
   ref_calls=$calls ref_fh=$fh ref_st=0
   test "$calls" = - || ref_calls=$((-calls))
   test "$fh" = - || ref_fh=$((-fh))
-  test "$c" != cp-a || reset_dest
+  ! copies "$c" || reset_dest
   : > "$w/split.out"
   for op; do
     awk -v p="$op" '$0 == p || index($0, p "/") == 1' "$list" > "$olist"
