@@ -86,8 +86,12 @@ def env_parts(tools, cache):
     for d in tools.split(':'):
         for name in sorted(os.listdir(d)):
             p = os.path.join(d, name)
+            # config.status names the directory it was configured in
+            # (rsync builds in its top directory, which holds it): a
+            # record made in one clone would never hold in another.
             if (not os.path.isfile(p) or not os.access(p, os.X_OK)
-                    or name.endswith(('.sh', '.pl', '.o', '.a'))):
+                    or name.endswith(('.sh', '.pl', '.o', '.a'))
+                    or name == 'config.status'):
                 continue
             parts.append('tool %s %s' % (name, binary_sha(p)))
     for k in ('trixie', 'bookworm', 'userland-bookworm', 'userland-trixie'):
