@@ -17,9 +17,12 @@
 /* Keys such as inode numbers, st_dev values and mount IDs, found by
    hashing: linear probing in a power-of-2 array kept at most half full,
    8 bytes a slot for a set and 16 for a map, and no allocation per key.
-   gnulib's hash module chains an allocated entry per key, which costs
-   more than the key itself where every file of a tree is recorded.
-   Keys are never removed one by one.  */
+   Measured against gnulib's hash as di-set uses it (the key in the
+   pointer slot), with 10^5 and 10^6 inode numbers each added twice
+   (bench/u64-table-vs-hash.c, x86-64): 17 to 21 bytes a key against 21
+   to 26 for consecutive numbers and 33 to 34 for scattered ones; 21
+   against 28 million instructions for 10^5 consecutive, 22 against 49
+   for 10^5 scattered.  Keys are never removed one by one.  */
 
 #ifndef U64_TABLE_H
 #define U64_TABLE_H
